@@ -1,0 +1,91 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build, boot and test harness for the dentry cgroup controller.
+# The real work is done by the scripts in scripts/; this file only wires
+# them together and holds the settings.  See README.md.
+
+# The pinned base kernel.  Bump BASE_PKG_VERSION (and nothing else) to move
+# to a newer Debian linux-source-6.12 upload; see README.md.
+BASE_PKG         := linux-source-6.12
+BASE_PKG_VERSION := 6.12.118-1~deb12u1
+BASE_TARBALL     := /usr/src/$(BASE_PKG).tar.xz
+
+# Everything the harness runs on the host.  python3 runs scripts/run-guest.py,
+# git lists the overlay files and exports the series.
+DEPS := $(BASE_PKG)=$(BASE_PKG_VERSION) qemu-system-x86 busybox-static \
+	flex bison bc libelf-dev libssl-dev cpio dwarves ccache e2fsprogs \
+	make gcc libc6-dev binutils perl python3 xz-utils patch git
+
+# Knobs (all may be set on the command line or in the environment):
+#   KERNEL_SRC=/path   use a copy of this 6.12 tree instead of the tarball
+#   SERIES=file        quilt series to apply (empty or /dev/null: none)
+#   OVERLAY="dirs"     repo paths copied into the tree (empty: none)
+#   QEMU_ACCEL=kvm     boot with KVM instead of TCG
+#   GUEST_TIMEOUT=s    whole-guest timeout, TEST_TIMEOUT=s per test binary
+KERNEL_SRC    ?=
+SERIES        ?= patches/series
+OVERLAY       ?= kernel fs include Documentation tools
+QEMU_ACCEL    ?= tcg
+GUEST_TIMEOUT ?= 900
+TEST_TIMEOUT  ?= 600
+
+export BASE_PKG BASE_PKG_VERSION BASE_TARBALL DEPS
+export KERNEL_SRC SERIES OVERLAY QEMU_ACCEL GUEST_TIMEOUT TEST_TIMEOUT
+
+# deps must finish before kernel starts, even under make -j.
+.NOTPARALLEL:
+
+.PHONY: all help deps tree kernel tests initramfs check series checkpatch \
+	series-buildcheck clean distclean
+
+all: kernel
+
+help:
+	@echo 'make deps               install the host packages (apt-get, idempotent)'
+	@echo 'make tree               unpack base, apply patches/series, overlay: build/linux'
+	@echo 'make kernel             make tree, then configure and build build/bzImage'
+	@echo 'make tests / initramfs  build the selftests / pack build/initramfs.cpio'
+	@echo 'make check              build the kernel and selftests, boot them in QEMU'
+	@echo 'make series             export a git format-patch series into build/series/'
+	@echo 'make checkpatch         run checkpatch.pl --strict on build/series/'
+	@echo 'make series-buildcheck  build every commit of the exported series'
+	@echo 'make clean / distclean  remove build outputs / all of build/'
+
+deps:
+	@scripts/deps.sh
+
+# build/linux = base + patches/series + overlay of the repo's new files.
+tree:
+	@scripts/prepare-tree.sh
+
+kernel: tree
+	@scripts/build-kernel.sh build/linux build/obj
+	@cp build/obj/arch/x86/boot/bzImage build/bzImage.tmp && \
+		mv build/bzImage.tmp build/bzImage
+
+tests: kernel
+	@scripts/build-tests.sh
+
+initramfs: tests
+	@scripts/mkinitramfs.sh
+
+check: deps kernel tests initramfs
+	@scripts/run-guest.py
+
+series: tree
+	@scripts/export-series.sh
+
+checkpatch: series
+	@scripts/checkpatch.sh
+
+series-buildcheck: series
+	@scripts/series-buildcheck.sh
+
+# Keeps build/base (slow to unpack) and the ccache.
+clean:
+	rm -rf build/linux build/obj build/obj-series build/series build/series-git \
+		build/tests build/initramfs build/*.cpio build/*.img build/*.log \
+		build/bzImage
+
+distclean:
+	rm -rf build

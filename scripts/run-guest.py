@@ -1,0 +1,217 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Boot build/bzImage with build/initramfs.cpio in QEMU, then turn the TAP
+printed by the selftests on the serial console into a summary and an exit
+code.  The last line printed is always "N passed, N failed[, N skipped]".
+
+  scripts/run-guest.py                 make a scratch disk, boot, report
+  scripts/run-guest.py --parse LOG     only report on an existing console log
+
+Environment: QEMU_ACCEL (tcg), GUEST_TIMEOUT (900 s, whole guest),
+TEST_TIMEOUT (600 s, per test binary), KERNEL_APPEND (extra command line).
+"""
+import os
+import re
+import subprocess
+import sys
+import time
+
+B = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'build')
+B = os.path.relpath(B)
+CONSOLE = os.path.join(B, 'console.log')
+
+# With CONFIG_PRINTK_TIME every kernel record starts with "[ secs.usecs]".
+# The serial driver prints a record in one go, but the tests' output may be
+# cut in two by one: dropping the records glues the test's line back.
+KLINE = re.compile(r'\[ *\d+\.\d{6}\][^\n]*\n?')
+SPLATS = re.compile('|'.join([
+    r'WARNING:', r'BUG:', r'KASAN', r'UBSAN', r'Kernel panic',
+    r'general protection fault', r'Oops', r'possible circular locking',
+    r'INFO: task .* blocked', r'kmemleak:.*suspected memory leak',
+    r'Busy inodes after unmount', r'list_add corruption',
+    r'list_del corruption', r'soft lockup', r'hard LOCKUP',
+    r'rcu.*detected stall',
+]))
+TAP = re.compile(r'^(not ok|ok)\b *(\d*) *-? *([^#]*?) *(?:# *(\S+) *(.*))?$')
+KSFT_SKIP = 4
+
+
+def boot():
+    """Run QEMU; return a list of guest-level problems."""
+    for f in ('bzImage', 'initramfs.cpio'):
+        if not os.path.exists(os.path.join(B, f)):
+            return ['build/%s is missing (run make kernel initramfs)' % f]
+    scratch = os.path.join(B, 'scratch.img')
+    open(scratch, 'wb').close()     # empty, so mke2fs makes it anew
+    # Fresh every run; itable/journal zeroed now, not by the guest's
+    # ext4lazyinit thread in the middle of the tests.
+    subprocess.run(['mke2fs', '-q', '-t', 'ext4', '-F', '-E',
+                    'lazy_itable_init=0,lazy_journal_init=0',
+                    scratch, os.environ.get('SCRATCH_SIZE', '256M')],
+                   check=True)
+    accel = os.environ.get('QEMU_ACCEL') or 'tcg'
+    timeout = int(os.environ.get('GUEST_TIMEOUT') or 900)
+    append = ('console=ttyS0 loglevel=5 panic=-1 oops=panic '
+              'DENTRYMOB_TEST_TIMEOUT=%s %s' %
+              (os.environ.get('TEST_TIMEOUT') or 600,
+               os.environ.get('KERNEL_APPEND', ''))).strip()
+    cmd = ['qemu-system-x86_64', '-accel', accel, '-m', '1G', '-smp', '2',
+           '-nodefaults', '-display', 'none', '-no-reboot',
+           '-kernel', os.path.join(B, 'bzImage'),
+           '-initrd', os.path.join(B, 'initramfs.cpio'),
+           '-append', append,
+           '-drive', 'file=%s,format=raw,if=virtio,cache=unsafe' % scratch,
+           '-serial', 'file:' + CONSOLE]
+    if accel == 'kvm':
+        cmd[3:3] = ['-cpu', 'host']
+    if os.path.exists(CONSOLE):
+        os.unlink(CONSOLE)
+    print('==> booting the guest (%s, timeout %d s), console: %s'
+          % (accel, timeout, CONSOLE), flush=True)
+    start = time.time()
+    qlog = open(os.path.join(B, 'qemu.log'), 'w')
+    q = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=qlog,
+                         stderr=subprocess.STDOUT)
+    seen = 0
+    while q.poll() is None:
+        if time.time() - start > timeout:
+            q.kill()
+            q.wait()
+            return ['guest timed out after %d s (GUEST_TIMEOUT)' % timeout]
+        time.sleep(0.5)
+        seen = progress(seen)
+    progress(seen)
+    print('==> guest exited after %d s' % (time.time() - start), flush=True)
+    if q.returncode != 0:
+        qlog.close()
+        return ['qemu exited with %d: %s' % (q.returncode,
+                open(os.path.join(B, 'qemu.log')).read().strip())]
+    return []
+
+
+def progress(seen):
+    """Say which test binary started, so a long TCG run is not silent."""
+    try:
+        with open(CONSOLE, 'rb') as f:
+            f.seek(seen)
+            data = f.read()
+    except FileNotFoundError:
+        return seen
+    end = data.rfind(b'\n') + 1
+    for m in re.finditer(rb'DENTRYMOB-TEST-BEGIN (\S+)', data[:end]):
+        print('  running %s' % m.group(1).decode(), flush=True)
+    return seen + end
+
+
+def report(expected, problems):
+    try:
+        with open(CONSOLE, 'rb') as f:
+            text = f.read().decode('utf-8', 'replace').replace('\r', '')
+    except FileNotFoundError:
+        text = ''
+        problems.append('no console log')
+    klines = [k.rstrip('\n') for k in KLINE.findall(text)]
+    lines = KLINE.sub('', text).split('\n')
+
+    # Split the test output per binary, between the /init markers.
+    bins, order, cur, done = {}, [], None, False
+    for line in lines:
+        line = line.strip()
+        m = re.match(r'DENTRYMOB-TEST-(BEGIN|END) (\S+)(?: rc=(\d+))?$', line)
+        if m and m.group(1) == 'BEGIN':
+            cur = bins[m.group(2)] = {'plan': None, 'res': [], 'rc': None,
+                                      'log': []}
+            order.append(m.group(2))
+        elif m and cur is not None:
+            cur['rc'] = int(m.group(3))
+            cur = None
+        elif line.startswith('DENTRYMOB-GUEST-ERROR'):
+            problems.append(line)
+        elif line == 'DENTRYMOB-GUEST-DONE':
+            done = True
+        elif cur is not None:
+            p = re.match(r'^1\.\.(\d+)', line)
+            t = TAP.match(line)
+            if p:
+                cur['plan'] = int(p.group(1))
+            elif t:
+                # The "#" lines since the last result explain this one.
+                cur['res'].append(t.groups() + (cur['log'],))
+                cur['log'] = []
+            elif line.startswith('#'):
+                cur['log'].append(line)
+
+    npass = nfail = nskip = 0
+    for name in order + [n for n in expected if n not in bins]:
+        b = bins.get(name)
+        print('%s:' % name)
+        bad = []
+        if b is None:
+            bad.append('never started')
+            b = {'plan': None, 'res': [], 'rc': 0, 'log': []}
+        failed = False
+        for st, num, desc, directive, why, log in b['res']:
+            directive = (directive or '').upper()
+            print('  %s %s %s%s' % (st, num, desc,
+                                    ' # %s %s' % (directive, why) if directive else ''))
+            if directive == 'SKIP':
+                nskip += 1
+            elif st == 'ok':
+                npass += 1      # includes XFAIL: an expected failure
+            else:
+                nfail += 1
+                failed = True
+                for x in log[-20:]:
+                    print('      ' + x)
+        if name in bins and b['rc'] is None:
+            bad.append('did not finish (guest died or hung)')
+        elif b['rc'] == KSFT_SKIP and not failed:
+            pass                # the whole binary skipped itself
+        elif b['rc'] and not (b['rc'] == 1 and failed):
+            bad.append('exit code %d%s' % (b['rc'],
+                       ' (timed out: TEST_TIMEOUT)' if b['rc'] in (124, 143) else ''))
+        if name in bins and b['plan'] is None:
+            bad.append('no TAP plan')
+        elif b['plan'] is not None and b['plan'] != len(b['res']):
+            bad.append('plan says %d tests, %d reported' % (b['plan'], len(b['res'])))
+        if bad:
+            print('  FAIL %s: %s' % (name, '; '.join(bad)))
+            nfail += 1
+    if not order and not expected:
+        problems.append('no test binaries ran')
+
+    if not done and not any('timed out' in p for p in problems):
+        problems.append('no DENTRYMOB-GUEST-DONE marker: the guest crashed or '
+                        'stopped before the end')
+    splats = list(dict.fromkeys(k for k in klines if SPLATS.search(k)))
+    if splats:
+        problems.append('kernel splat:\n    ' + '\n    '.join(splats[:40]))
+    for p in problems:
+        print('guest: FAIL %s' % p)
+        nfail += 1
+    if problems:
+        print('---- last lines of %s ----' % CONSOLE)
+        print('\n'.join(text.rstrip('\n').split('\n')[-30:]))
+        print('----')
+    if nfail:
+        print('see the full console log in %s' % CONSOLE)
+    print('%d passed, %d failed%s' % (npass, nfail,
+                                      ', %d skipped' % nskip if nskip else ''))
+    return 1 if nfail else 0
+
+
+def main():
+    global CONSOLE
+    if sys.argv[1:2] == ['--parse']:
+        CONSOLE = sys.argv[2]
+        return report([], [])
+    tdir = os.path.join(B, 'tests')
+    # Same rule as scripts/guest-init: other files are helpers.
+    expected = sorted(f for f in os.listdir(tdir)
+                      if f.endswith(('_test', '_test.sh'))) \
+        if os.path.isdir(tdir) else []
+    return report(expected, boot())
+
+
+if __name__ == '__main__':
+    sys.exit(main())
