@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Charging in the dentry cgroup controller (DESIGN.md section 4): binding
+ * migrates cached dentries, new dentries inherit their parent's mob,
+ * membership is by tree and not by task, charges are hierarchical, and
+ * the mkdir/chdir loop stops at the limit.
+ *
+ * Counts are exact where the dcache makes them exact: on a fresh ext4 tree
+ * that nothing else touches, every name created or looked up stays cached
+ * (there is no memory pressure in the guest), and on tmpfs every positive
+ * dentry is pinned.  A root's own dentry counts in its mob.
+ */
+#define _GNU_SOURCE
+#include "kselftest_harness.h"
+#include "dentrymob_util.h"
+
+FIXTURE(charge) {
+	struct dm_ctx ctx;
+};
+
+FIXTURE_SETUP(charge)
+{
+	dm_ctx_init(_metadata, &self->ctx, "charge");
+}
+
+FIXTURE_TEARDOWN(charge)
+{
+	dm_ctx_cleanup(&self->ctx);
+}
+
+/*
+ * DESIGN 4 "Binding" and the root-counts-itself rule: a freshly bound empty
+ * directory is exactly 1; unbinding gives it back to the mob of its parent,
+ * here none, so 0.
+ */
+TEST_F_TIMEOUT(charge, bind_empty_dir_counts_root, DM_TIMEOUT)
+{
+	const char *cg = dm_cg(_metadata, &self->ctx, NULL, "c");
+	char d[DM_PATH];
+
+	ASSERT_EQ(0, mkdir(dm_join(d, self->ctx.base, "d"), 0755));
+	ASSERT_EQ(0, dm_current(cg));
+	ASSERT_EQ(0, dm_bind(&self->ctx, cg, d));
+	EXPECT_EQ(1, dm_current(cg));
+	ASSERT_EQ(0, dm_unbind(&self->ctx, cg, d));
+	EXPECT_EQ(0, dm_current(cg));
+}
+
+/*
+ * DESIGN 4 "Binding": the dentries already cached below a directory move
+ * into the mob when it is bound, at once: positive files, a subdirectory
+ * with its files, and negative dentries (ext4 keeps those).  Unbinding
+ * moves them all out again, and rebinding finds them again.
+ */
+TEST_F_TIMEOUT(charge, bind_migrates_cached, DM_TIMEOUT)
+{
+	const char *cg = dm_cg(_metadata, &self->ctx, NULL, "c");
+	char d[DM_PATH], sub[DM_PATH];
+	const long want = 1 + 50 + 1 + 5 + 10;
+	int err;
+
+	ASSERT_EQ(0, mkdir(dm_join(d, self->ctx.base, "d"), 0755));
+	ASSERT_EQ(50, dm_create_files(d, "f", 0, 50, &err));
+	ASSERT_EQ(0, mkdir(dm_join(sub, d, "sub"), 0755));
+	ASSERT_EQ(5, dm_create_files(sub, "f", 0, 5, &err));
+	/* everything is cached now; look it all up once more anyway */
+	ASSERT_EQ(50, dm_stat_names(d, "f", 0, 50, 0));
+	ASSERT_EQ(5, dm_stat_names(sub, "f", 0, 5, 0));
+	/* ten negative dentries */
+	ASSERT_EQ(10, dm_stat_names(d, "missing", 0, 10, ENOENT));
+
+	ASSERT_EQ(0, dm_bind(&self->ctx, cg, d));
+	EXPECT_EQ(want, dm_current(cg));
+
+	ASSERT_EQ(0, dm_unbind(&self->ctx, cg, d));
+	EXPECT_EQ(0, dm_current(cg));
+
+	ASSERT_EQ(0, dm_bind(&self->ctx, cg, d));
+	EXPECT_EQ(want, dm_current(cg));
+}
+
+struct member_args {
+	char procs[DM_PATH];
+	char inside[DM_PATH];
+	char outside[DM_PATH];
+};
+
+static int member_child(void *arg)
+{
+	struct member_args *a = arg;
+	int err;
+
+	if (dm_write_str(a->procs, "0"))
+		return 1;
+	if (dm_create_files(a->outside, "bytask", 0, 20, &err) != 20)
+		return 2;
+	if (dm_create_files(a->inside, "bytask", 0, 5, &err) != 5)
+		return 3;
+	return 0;
+}
+
+/*
+ * DESIGN 4 "Membership by tree, not by task" and "Inheritance": every new
+ * dentry below a root is charged, files, directories and negative lookups
+ * alike, and dentries outside are not, even when the task creating them
+ * is a member of the cgroup.
+ */
+TEST_F_TIMEOUT(charge, new_dentries_charged, DM_TIMEOUT)
+{
+	const char *cg = dm_cg(_metadata, &self->ctx, NULL, "c");
+	char d[DM_PATH], sub[DM_PATH], out[DM_PATH];
+	struct member_args a;
+	int err;
+
+	ASSERT_EQ(0, mkdir(dm_join(d, self->ctx.base, "d"), 0755));
+	ASSERT_EQ(0, mkdir(dm_join(out, self->ctx.base, "outside"), 0755));
+	ASSERT_EQ(0, dm_bind(&self->ctx, cg, d));
+	ASSERT_EQ(1, dm_current(cg));
+
+	ASSERT_EQ(30, dm_create_files(d, "f", 0, 30, &err));
+	EXPECT_EQ(31, dm_current(cg));
+
+	ASSERT_EQ(0, mkdir(dm_join(sub, d, "sub"), 0755));
+	ASSERT_EQ(10, dm_create_files(sub, "f", 0, 10, &err));
+	EXPECT_EQ(42, dm_current(cg));
+
+	/* negative dentries are dentries too */
+	ASSERT_EQ(5, dm_stat_names(sub, "missing", 0, 5, ENOENT));
+	EXPECT_EQ(47, dm_current(cg));
+
+	/* cached names cost nothing more */
+	ASSERT_EQ(30, dm_stat_names(d, "f", 0, 30, 0));
+	ASSERT_EQ(5, dm_stat_names(sub, "missing", 0, 5, ENOENT));
+	EXPECT_EQ(47, dm_current(cg));
+
+	/* outside the root, including its parent directory */
+	ASSERT_EQ(20, dm_create_files(out, "f", 0, 20, &err));
+	ASSERT_EQ(3, dm_create_files(self->ctx.base, "f", 0, 3, &err));
+	ASSERT_EQ(10, dm_stat_names(out, "missing", 0, 10, ENOENT));
+	EXPECT_EQ(47, dm_current(cg));
+
+	/* a member task: only what it creates inside the root counts */
+	dm_cg_file(a.procs, cg, "cgroup.procs");
+	snprintf(a.inside, sizeof(a.inside), "%s", d);
+	snprintf(a.outside, sizeof(a.outside), "%s", out);
+	ASSERT_EQ(0, dm_run_child(member_child, &a));
+	EXPECT_EQ(52, dm_current(cg));
+}
+
+/*
+ * DESIGN 3 and 4 "Binding": a cgroup may hold several roots and counts all
+ * of them; unbinding one drops exactly its subtree and stops charging it.
+ */
+TEST_F_TIMEOUT(charge, several_roots, DM_TIMEOUT)
+{
+	const char *cg = dm_cg(_metadata, &self->ctx, NULL, "c");
+	char d1[DM_PATH], d2[DM_PATH];
+	int err;
+
+	ASSERT_EQ(0, mkdir(dm_join(d1, self->ctx.base, "d1"), 0755));
+	ASSERT_EQ(0, mkdir(dm_join(d2, self->ctx.base, "d2"), 0755));
+	ASSERT_EQ(3, dm_create_files(d1, "f", 0, 3, &err));
+	ASSERT_EQ(5, dm_create_files(d2, "f", 0, 5, &err));
+
+	ASSERT_EQ(0, dm_bind(&self->ctx, cg, d1));
+	EXPECT_EQ(4, dm_current(cg));
+	ASSERT_EQ(0, dm_bind(&self->ctx, cg, d2));
+	EXPECT_EQ(10, dm_current(cg));
+	EXPECT_EQ(2, dm_nroots(cg));
+
+	ASSERT_EQ(1, dm_create_files(d2, "g", 0, 1, &err));
+	ASSERT_EQ(1, dm_create_files(d1, "g", 0, 1, &err));
+	EXPECT_EQ(12, dm_current(cg));
+
+	ASSERT_EQ(0, dm_unbind(&self->ctx, cg, d1));
+	EXPECT_EQ(7, dm_current(cg));
+	ASSERT_EQ(4, dm_create_files(d1, "h", 0, 4, &err));
+	EXPECT_EQ(7, dm_current(cg));
+
+	ASSERT_EQ(0, dm_unbind(&self->ctx, cg, d2));
+	EXPECT_EQ(0, dm_current(cg));
+}
+
+/*
+ * DESIGN 4 "Hierarchical charge": a parent without roots of its own counts
+ * what its children's mobs hold, as pids does.
+ */
+TEST_F_TIMEOUT(charge, hierarchical_current, DM_TIMEOUT)
+{
+	const char *p = dm_cg(_metadata, &self->ctx, NULL, "p");
+	const char *c1, *c2;
+	char d1[DM_PATH], d2[DM_PATH], buf[DM_BUF];
+	int err;
+
+	dm_cg_enable(_metadata, p);
+	c1 = dm_cg(_metadata, &self->ctx, p, "c1");
+	c2 = dm_cg(_metadata, &self->ctx, p, "c2");
+
+	ASSERT_EQ(0, mkdir(dm_join(d1, self->ctx.base, "d1"), 0755));
+	ASSERT_EQ(0, mkdir(dm_join(d2, self->ctx.base, "d2"), 0755));
+	ASSERT_EQ(5, dm_create_files(d1, "f", 0, 5, &err));
+
+	ASSERT_EQ(0, dm_bind(&self->ctx, c1, d1));
+	EXPECT_EQ(6, dm_current(c1));
+	EXPECT_EQ(6, dm_current(p));
+
+	ASSERT_EQ(0, dm_bind(&self->ctx, c2, d2));
+	EXPECT_EQ(1, dm_current(c2));
+	EXPECT_EQ(7, dm_current(p));
+
+	ASSERT_EQ(10, dm_create_files(d2, "f", 0, 10, &err));
+	EXPECT_EQ(11, dm_current(c2));
+	EXPECT_EQ(6, dm_current(c1));
+	EXPECT_EQ(17, dm_current(p));
+
+	/* the parent holds no root of its own */
+	ASSERT_EQ(0, dm_roots(p, buf, sizeof(buf)));
+	EXPECT_STREQ("", buf);
+
+	ASSERT_EQ(0, dm_unbind(&self->ctx, c1, d1));
+	EXPECT_EQ(0, dm_current(c1));
+	EXPECT_EQ(11, dm_current(p));
+}
+
+/*
+ * DESIGN 4 "Hierarchical charge": an allocation fails if any level would
+ * exceed its max.  On tmpfs every dentry is pinned, so nothing can be
+ * reclaimed and the numbers are exact: the limit is reached exactly, never
+ * passed, and the next allocation is ENOMEM.
+ */
+TEST_F_TIMEOUT(charge, hierarchical_max, DM_TIMEOUT)
+{
+	const char *p = dm_cg(_metadata, &self->ctx, NULL, "p");
+	char mnt[DM_PATH], t[DM_PATH], buf[64];
+	const char *c;
+	int err;
+
+	dm_cg_enable(_metadata, p);
+	c = dm_cg(_metadata, &self->ctx, p, "c");
+	dm_mount_tmpfs(_metadata, &self->ctx, dm_join(mnt, self->ctx.base, "mnt"));
+	ASSERT_EQ(0, mkdir(dm_join(t, mnt, "t"), 0755));
+	ASSERT_EQ(0, dm_bind(&self->ctx, c, t));
+
+	/* the parent's limit stops the child: root + 29 files = 30 */
+	ASSERT_EQ(0, dm_set_max(p, 30));
+	EXPECT_EQ(29, dm_create_files(t, "a", 0, 100, &err));
+	EXPECT_EQ(ENOMEM, err);
+	EXPECT_EQ(30, dm_current(p));
+	EXPECT_EQ(30, dm_current(c));
+	ASSERT_LE(0, dm_cg_read(c, "dentry.max", buf, sizeof(buf)));
+	EXPECT_STREQ("max\n", buf);
+
+	/* and the child's own limit stops it too */
+	ASSERT_EQ(0, dm_set_max(p, DM_UNLIMITED));
+	ASSERT_EQ(0, dm_set_max(c, 40));
+	EXPECT_EQ(10, dm_create_files(t, "b", 0, 100, &err));
+	EXPECT_EQ(ENOMEM, err);
+	EXPECT_EQ(40, dm_current(c));
+	EXPECT_EQ(40, dm_current(p));
+
+	/* the tightest level wins, whichever it is */
+	ASSERT_EQ(0, dm_set_max(p, 45));
+	ASSERT_EQ(0, dm_set_max(c, 60));
+	EXPECT_EQ(5, dm_create_files(t, "c", 0, 100, &err));
+	EXPECT_EQ(ENOMEM, err);
+	EXPECT_EQ(45, dm_current(p));
+}
+
+struct attack_result {
+	int depth;
+	int err;	/* errno of the mkdir() that stopped the loop */
+	int chdir_err;	/* errno if chdir() failed instead, else 0 */
+};
+
+struct attack_args {
+	const char *top;
+	struct attack_result *res;
+};
+
+/* while :; do mkdir x; cd x; done, with a bound so a broken kernel ends. */
+static int attack_child(void *arg)
+{
+	struct attack_args *a = arg;
+	int i;
+
+	if (chdir(a->top))
+		return 1;
+	for (i = 0; i < 5000; i++) {
+		if (mkdir("x", 0755)) {
+			a->res->err = errno;
+			break;
+		}
+		if (chdir("x")) {
+			a->res->chdir_err = errno;
+			break;
+		}
+		a->res->depth++;
+	}
+	return 0;
+}
+
+/*
+ * DESIGN 1 and issue "The attack": the mkdir/chdir loop inside a bound
+ * tmpfs with max 1000 stops with ENOMEM near depth 1000 (the root counts
+ * one), current stays at or under max, and the rest of the system still
+ * creates dentries freely while the mob is full.
+ */
+TEST_F_TIMEOUT(charge, attack_mkdir_loop, DM_TIMEOUT)
+{
+	const char *cg = dm_cg(_metadata, &self->ctx, NULL, "c");
+	char mnt[DM_PATH], free_mnt[DM_PATH], ext[DM_PATH], path[DM_PATH];
+	struct attack_args a;
+	long cur;
+	int err;
+
+	dm_mount_tmpfs(_metadata, &self->ctx, dm_join(mnt, self->ctx.base, "mnt"));
+	dm_mount_tmpfs(_metadata, &self->ctx,
+		       dm_join(free_mnt, self->ctx.base, "free"));
+	ASSERT_EQ(0, mkdir(dm_join(ext, self->ctx.base, "ext"), 0755));
+	ASSERT_EQ(0, dm_bind(&self->ctx, cg, mnt));
+	ASSERT_EQ(0, dm_set_max(cg, 1000));
+
+	a.top = mnt;
+	a.res = dm_shared_alloc(sizeof(*a.res));
+	ASSERT_NE(NULL, a.res);
+	ASSERT_EQ(0, dm_run_child(attack_child, &a));
+
+	EXPECT_EQ(0, a.res->chdir_err);
+	EXPECT_EQ(ENOMEM, a.res->err) {
+		TH_LOG("the loop stopped with %s at depth %d",
+		       strerror(a.res->err), a.res->depth);
+	}
+	EXPECT_LE(990, a.res->depth);
+	EXPECT_GE(1000, a.res->depth);
+	cur = dm_current(cg);
+	EXPECT_GE(1000, cur);
+	EXPECT_LE(990, cur);
+
+	/* the mob stays full for everyone */
+	EXPECT_NE(0, mkdir(dm_join(path, mnt, "another"), 0755));
+	EXPECT_EQ(ENOMEM, errno);
+
+	/* while the rest of the system is not limited at all */
+	EXPECT_EQ(2000, dm_create_dirs(free_mnt, "d", 0, 2000, &err)) {
+		TH_LOG("outside the mob: %s", strerror(err));
+	}
+	EXPECT_EQ(500, dm_create_files(ext, "f", 0, 500, &err)) {
+		TH_LOG("outside the mob on ext4: %s", strerror(err));
+	}
+	EXPECT_EQ(cur, dm_current(cg));
+	munmap(a.res, sizeof(*a.res));
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,771 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the dentry cgroup controller selftests.
+ *
+ * Everything here is static inline so that each *_test.c stays a single
+ * translation unit: the guest harness builds every test with one gcc
+ * command line and links nothing else in.
+ *
+ * The tests run as root in a QEMU guest with cgroup2 at /sys/fs/cgroup and
+ * a fresh ext4 disk at $DENTRYMOB_SCRATCH.  Each test gets its own private
+ * mount namespace, its own directory on the scratch disk and its own
+ * cgroups, all named after the test, so tests do not see each other.
+ *
+ * There are no skips: a kernel without the controller must fail every
+ * test, so the fixture setup asserts that the controller exists.
+ */
+#ifndef __DENTRYMOB_UTIL_H
+#define __DENTRYMOB_UTIL_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <grp.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+
+#define DM_CGROUP_ROOT		"/sys/fs/cgroup"
+#define DM_SCRATCH_DEFAULT	"/mnt/scratch"
+#define DM_PATH			512
+#define DM_BUF			8192
+#define DM_NOBODY		65534
+#define DM_MAX_CGS		8
+#define DM_MAX_MNTS		8
+#define DM_MAX_BOUND		16
+
+/*
+ * TCG emulation is 10-50 times slower than native; the harness' default of
+ * 30 s per test is too tight for the tests that create thousands of files.
+ */
+#define DM_TIMEOUT		180
+
+/* dm_read_limit() returns this for "max". */
+#define DM_UNLIMITED		LONG_MAX
+
+struct dm_bound {
+	char cg[DM_PATH];
+	char path[DM_PATH];
+};
+
+/*
+ * Everything a test created, so that the teardown can undo it in the
+ * right order: unbind roots, unmount, remove directories, remove cgroups.
+ */
+struct dm_ctx {
+	char base[DM_PATH];	/* this test's directory on the ext4 disk */
+	char cgprefix[DM_PATH];	/* prefix of this test's top-level cgroups */
+	char cgs[DM_MAX_CGS][DM_PATH];
+	int ncgs;
+	char mnts[DM_MAX_MNTS][DM_PATH];
+	int nmnts;
+	struct dm_bound bound[DM_MAX_BOUND];
+	int nbound;
+};
+
+/* ---------------------------------------------------------------------- */
+/* Paths and files                                                         */
+
+/* Joins @a and @b with a slash into @out (DM_PATH bytes); aborts on overflow. */
+static inline char *dm_join(char *out, const char *a, const char *b)
+{
+	if (snprintf(out, DM_PATH, "%s/%s", a, b) >= DM_PATH)
+		abort();
+	return out;
+}
+
+/* Copies @s into @out (DM_PATH bytes); @s may live in the same struct. */
+static inline char *dm_copy(char *out, const char *s)
+{
+	size_t n = strnlen(s, DM_PATH - 1);
+
+	memmove(out, s, n);
+	out[n] = '\0';
+	return out;
+}
+
+/* @dir/@prefix@i into @out (DM_PATH bytes); aborts on overflow. */
+static inline char *dm_name(char *out, const char *dir, const char *prefix,
+			    int i)
+{
+	if (snprintf(out, DM_PATH, "%s/%s%d", dir, prefix, i) >= DM_PATH)
+		abort();
+	return out;
+}
+
+/* Reads a whole file into @buf (NUL-terminated); returns its length or -errno. */
+static inline ssize_t dm_read_file(const char *path, char *buf, size_t size)
+{
+	size_t len = 0;
+	ssize_t ret;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (len < size - 1) {
+		ret = read(fd, buf + len, size - 1 - len);
+		if (ret < 0) {
+			ret = -errno;
+			close(fd);
+			return ret;
+		}
+		if (ret == 0)
+			break;
+		len += ret;
+	}
+	buf[len] = '\0';
+	close(fd);
+	return len;
+}
+
+/*
+ * Writes @len bytes of @data in a single write(), as echo and container
+ * runtimes do.  Returns the number of bytes written or -errno.
+ */
+static inline ssize_t dm_write_raw(const char *path, const char *data, size_t len)
+{
+	ssize_t ret;
+	int fd;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = write(fd, data, len);
+	if (ret < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* Writes the string @s; returns 0 if all of it was accepted, else -errno. */
+static inline int dm_write_str(const char *path, const char *s)
+{
+	ssize_t ret = dm_write_raw(path, s, strlen(s));
+
+	if (ret < 0)
+		return ret;
+	return (size_t)ret == strlen(s) ? 0 : -EIO;
+}
+
+/* Is @word a whitespace-separated word of @s? */
+static inline bool dm_has_word(const char *s, const char *word)
+{
+	size_t n = strlen(word);
+	const char *p = s;
+
+	while ((p = strstr(p, word))) {
+		if ((p == s || p[-1] == ' ' || p[-1] == '\n') &&
+		    (p[n] == ' ' || p[n] == '\n' || p[n] == '\0'))
+			return true;
+		p += n;
+	}
+	return false;
+}
+
+static inline int dm_rm_one(const char *path, const struct stat *st,
+			    int type, struct FTW *ftw)
+{
+	if (type == FTW_DP)
+		rmdir(path);
+	else
+		unlink(path);
+	return 0;
+}
+
+/* rm -rf, staying on one filesystem so a stuck mount is never emptied. */
+static inline void dm_rm_rf(const char *path)
+{
+	nftw(path, dm_rm_one, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+}
+
+/*
+ * Creates @n empty files @dir/@prefix<start>..@prefix<start+n-1> and closes
+ * them.  Returns how many were created; *@err gets the errno of the first
+ * failure (0 if none).
+ */
+static inline int dm_create_files(const char *dir, const char *prefix,
+				  int start, int n, int *err)
+{
+	char path[DM_PATH];
+	int i, fd;
+
+	*err = 0;
+	for (i = 0; i < n; i++) {
+		dm_name(path, dir, prefix, start + i);
+		fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
+		if (fd < 0) {
+			*err = errno;
+			return i;
+		}
+		close(fd);
+	}
+	return n;
+}
+
+/* As dm_create_files(), with mkdir(). */
+static inline int dm_create_dirs(const char *dir, const char *prefix,
+				 int start, int n, int *err)
+{
+	char path[DM_PATH];
+	int i;
+
+	*err = 0;
+	for (i = 0; i < n; i++) {
+		dm_name(path, dir, prefix, start + i);
+		if (mkdir(path, 0755)) {
+			*err = errno;
+			return i;
+		}
+	}
+	return n;
+}
+
+/*
+ * stat()s @dir/@prefix<start>.. @n times; returns how many calls ended with
+ * errno @expect (0: success).
+ */
+static inline int dm_stat_names(const char *dir, const char *prefix,
+				int start, int n, int expect)
+{
+	char path[DM_PATH];
+	struct stat st;
+	int i, good = 0;
+
+	for (i = 0; i < n; i++) {
+		dm_name(path, dir, prefix, start + i);
+		if (stat(path, &st) == 0 ? expect == 0 : errno == expect)
+			good++;
+	}
+	return good;
+}
+
+/*
+ * Builds a tree at @dir: the directory itself, @nfiles files in it, and
+ * @nsub subdirectories holding @nsubfiles files each.  Returns the number
+ * of dentries it consists of (@dir included), or -errno.
+ */
+static inline long dm_make_tree(const char *dir, int nfiles, int nsub,
+				int nsubfiles)
+{
+	char sub[DM_PATH], name[32];
+	int i, err;
+
+	if (mkdir(dir, 0755))
+		return -errno;
+	if (dm_create_files(dir, "f", 0, nfiles, &err) != nfiles)
+		return -err;
+	for (i = 0; i < nsub; i++) {
+		snprintf(name, sizeof(name), "s%d", i);
+		dm_join(sub, dir, name);
+		if (mkdir(sub, 0755))
+			return -errno;
+		if (dm_create_files(sub, "f", 0, nsubfiles, &err) != nsubfiles)
+			return -err;
+	}
+	return 1 + nfiles + nsub * (1L + nsubfiles);
+}
+
+/*
+ * Counts the names in the tree at @dir, plus one for @dir itself: what a
+ * mob rooted at @dir holds when every dentry in it is cached (tmpfs, or a
+ * freshly written ext4 tree without negative dentries).  Does not cross
+ * mounts.  Returns the count or -errno.
+ */
+static inline long dm_count_tree(const char *dir)
+{
+	struct dirent *e;
+	struct stat st, sub_st;
+	char sub[DM_PATH];
+	long n = 1, r;
+	DIR *d;
+
+	if (lstat(dir, &st))
+		return -errno;
+	d = opendir(dir);
+	if (!d)
+		return -errno;
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		n++;
+		dm_join(sub, dir, e->d_name);
+		if (e->d_type == DT_UNKNOWN) {
+			if (lstat(sub, &sub_st)) {
+				r = -errno;
+				goto fail;
+			}
+			if (!S_ISDIR(sub_st.st_mode))
+				continue;
+		} else if (e->d_type != DT_DIR) {
+			continue;
+		}
+		r = dm_count_tree(sub);
+		if (r < 0)
+			goto fail;
+		n += r - 1;
+	}
+	closedir(d);
+	return n;
+fail:
+	closedir(d);
+	return r;
+}
+
+/* echo @mode > /proc/sys/vm/drop_caches */
+static inline int dm_drop_caches(int mode)
+{
+	char s[8];
+
+	sync();
+	snprintf(s, sizeof(s), "%d\n", mode);
+	return dm_write_str("/proc/sys/vm/drop_caches", s);
+}
+
+static inline void dm_sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/*
+ * What dentry.root must print for the directory @path: "MAJ:MIN PATH\n",
+ * PATH relative to the root of its filesystem, as field 4 of mountinfo.
+ * Computed from /proc/self/mountinfo and stat(), independently of the
+ * controller.  Returns 0 or -errno.
+ */
+static inline int dm_expected_root(const char *path, char *out, size_t len)
+{
+	char real[PATH_MAX], line[2048], root[DM_PATH], mp[DM_PATH];
+	char best_root[DM_PATH] = "";
+	const char *rest = NULL;
+	unsigned int ma, mi;
+	size_t best = 0, l;
+	bool found = false;
+	struct stat st;
+	FILE *f;
+
+	if (!realpath(path, real) || stat(real, &st))
+		return -errno;
+	f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%*d %*d %u:%u %511s %511s",
+			   &ma, &mi, root, mp) != 4)
+			continue;
+		if (makedev(ma, mi) != st.st_dev)
+			continue;
+		l = strcmp(mp, "/") ? strlen(mp) : 0;
+		if (l && (strncmp(real, mp, l) ||
+			  (real[l] != '/' && real[l] != '\0')))
+			continue;
+		/* Later lines are mounted on top: let them win a tie. */
+		if (!found || l >= best) {
+			found = true;
+			best = l;
+			dm_copy(best_root, root);
+			rest = real + l;
+		}
+	}
+	fclose(f);
+	if (!found)
+		return -ENOENT;
+	if (!strcmp(best_root, "/"))
+		l = snprintf(out, len, "%u:%u %s\n", major(st.st_dev),
+			     minor(st.st_dev), *rest ? rest : "/");
+	else
+		l = snprintf(out, len, "%u:%u %s%s\n", major(st.st_dev),
+			     minor(st.st_dev), best_root, rest);
+	return l < len ? 0 : -ENAMETOOLONG;
+}
+
+/* ---------------------------------------------------------------------- */
+/* cgroup files                                                            */
+
+static inline char *dm_cg_file(char *out, const char *cg, const char *file)
+{
+	return dm_join(out, cg, file);
+}
+
+static inline ssize_t dm_cg_read(const char *cg, const char *file, char *buf,
+				 size_t size)
+{
+	char path[DM_PATH];
+
+	return dm_read_file(dm_cg_file(path, cg, file), buf, size);
+}
+
+static inline int dm_cg_write(const char *cg, const char *file, const char *s)
+{
+	char path[DM_PATH];
+
+	return dm_write_str(dm_cg_file(path, cg, file), s);
+}
+
+/*
+ * Reads a "N\n" or "max\n" file strictly: anything else (a missing
+ * newline, junk) is -EINVAL, so a format bug fails the test that reads.
+ * Returns the number, DM_UNLIMITED for "max", or -errno.
+ */
+static inline long dm_read_limit(const char *cg, const char *file)
+{
+	char buf[64], *end;
+	ssize_t len;
+	long v;
+
+	len = dm_cg_read(cg, file, buf, sizeof(buf));
+	if (len < 0)
+		return len;
+	if (!strcmp(buf, "max\n"))
+		return DM_UNLIMITED;
+	if (len < 2 || buf[len - 1] != '\n' || buf[0] < '0' || buf[0] > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtol(buf, &end, 10);
+	if (errno || *end != '\n')
+		return -EINVAL;
+	return v;
+}
+
+/* dentry.current, or -errno */
+static inline long dm_current(const char *cg)
+{
+	return dm_read_limit(cg, "dentry.current");
+}
+
+static inline int dm_set_max(const char *cg, long max)
+{
+	char s[32];
+
+	if (max == DM_UNLIMITED)
+		snprintf(s, sizeof(s), "max");
+	else
+		snprintf(s, sizeof(s), "%ld", max);
+	return dm_cg_write(cg, "dentry.max", s);
+}
+
+/* dentry.root into @buf; returns its length or -errno. */
+static inline ssize_t dm_roots(const char *cg, char *buf, size_t size)
+{
+	return dm_cg_read(cg, "dentry.root", buf, size);
+}
+
+static inline int dm_nroots(const char *cg)
+{
+	char buf[DM_BUF];
+	int n = 0;
+	char *p;
+
+	if (dm_roots(cg, buf, sizeof(buf)) < 0)
+		return -1;
+	for (p = buf; *p; p++)
+		n += *p == '\n';
+	return n;
+}
+
+/* Does dentry.root of @cg list the directory @path (as one whole line)? */
+static inline bool dm_root_listed(const char *cg, const char *path)
+{
+	char buf[DM_BUF + 1], want[DM_PATH + 2], line[DM_PATH];
+
+	if (dm_expected_root(path, line, sizeof(line)))
+		return false;
+	buf[0] = '\n';
+	if (dm_roots(cg, buf + 1, sizeof(buf) - 1) < 0)
+		return false;
+	snprintf(want, sizeof(want), "\n%s", line);
+	return strstr(buf, want);
+}
+
+/*
+ * Polls @file of @cg until it reads @want or @ms milliseconds pass; for
+ * effects that cgroup core applies asynchronously (css offlining after
+ * rmdir or after disabling a controller).  Returns the last value read.
+ */
+static inline long dm_wait_value(const char *cg, const char *file, long want,
+				 int ms)
+{
+	long v;
+
+	for (;;) {
+		v = dm_read_limit(cg, file);
+		if (v == want || ms <= 0)
+			return v;
+		dm_sleep_ms(20);
+		ms -= 20;
+	}
+}
+
+/* Asserts the controller exists and is enabled below the root cgroup. */
+static inline void dm_require_controller(struct __test_metadata *_metadata)
+{
+	char buf[DM_BUF];
+
+	ASSERT_LE(0, dm_read_file(DM_CGROUP_ROOT "/cgroup.controllers", buf,
+				  sizeof(buf))) {
+		TH_LOG("cgroup2 is not mounted at " DM_CGROUP_ROOT);
+	}
+	ASSERT_TRUE(dm_has_word(buf, "dentry")) {
+		TH_LOG("no dentry controller in cgroup.controllers: '%s'", buf);
+	}
+	ASSERT_LE(0, dm_read_file(DM_CGROUP_ROOT "/cgroup.subtree_control",
+				  buf, sizeof(buf)));
+	if (!dm_has_word(buf, "dentry"))
+		ASSERT_EQ(0, dm_write_str(DM_CGROUP_ROOT
+					  "/cgroup.subtree_control", "+dentry"));
+}
+
+/* ---------------------------------------------------------------------- */
+/* The per-test context                                                    */
+
+/*
+ * Prepares a test: checks the controller, enters a private mount namespace
+ * (so a test's mounts die with it even if it is killed), and creates an
+ * empty directory for it on the scratch disk.
+ */
+static inline void dm_ctx_init(struct __test_metadata *_metadata,
+			       struct dm_ctx *ctx, const char *tag)
+{
+	const char *scratch = getenv("DENTRYMOB_SCRATCH");
+	struct stat st;
+	int n;
+
+	memset(ctx, 0, sizeof(*ctx));
+	dm_require_controller(_metadata);
+
+	ASSERT_EQ(0, unshare(CLONE_NEWNS));
+	ASSERT_EQ(0, mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL));
+
+	if (!scratch || !*scratch)
+		scratch = DM_SCRATCH_DEFAULT;
+	ASSERT_EQ(0, stat(scratch, &st)) {
+		TH_LOG("no scratch directory %s", scratch);
+	}
+	ASSERT_TRUE(S_ISDIR(st.st_mode));
+
+	n = snprintf(ctx->base, sizeof(ctx->base), "%s/%s_%s", scratch, tag,
+		     _metadata->name);
+	ASSERT_LT(n, (int)sizeof(ctx->base));
+	dm_rm_rf(ctx->base);
+	ASSERT_EQ(0, mkdir(ctx->base, 0755));
+
+	n = snprintf(ctx->cgprefix, sizeof(ctx->cgprefix), "%s/dm_%s_%s",
+		     DM_CGROUP_ROOT, tag, _metadata->name);
+	ASSERT_LT(n, (int)sizeof(ctx->cgprefix) - 32);
+}
+
+/* Removes a cgroup, retrying while its last tasks finish exiting. */
+static inline int dm_cg_rmdir(const char *cg)
+{
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if (!rmdir(cg) || errno == ENOENT)
+			return 0;
+		if (errno != EBUSY)
+			return -errno;
+		dm_sleep_ms(20);
+	}
+	return -EBUSY;
+}
+
+/* Forget @cg: the test removed it itself. */
+static inline void dm_ctx_forget_cg(struct dm_ctx *ctx, const char *cg)
+{
+	int i;
+
+	for (i = 0; i < ctx->ncgs && i < DM_MAX_CGS; i++)
+		if (!strcmp(ctx->cgs[i], cg))
+			ctx->cgs[i][0] = '\0';
+}
+
+static inline void dm_ctx_cleanup(struct dm_ctx *ctx)
+{
+	char path[DM_PATH + 2];
+	int i;
+
+	/* Unbind first, so directories are never removed under a binding. */
+	for (i = ctx->nbound - 1; i >= 0; i--) {
+		if (!ctx->bound[i].path[0])
+			continue;
+		snprintf(path, sizeof(path), "-%s", ctx->bound[i].path);
+		dm_cg_write(ctx->bound[i].cg, "dentry.root", path);
+	}
+	for (i = ctx->nmnts - 1; i >= 0; i--)
+		umount2(ctx->mnts[i], MNT_DETACH);
+	if (ctx->base[0])
+		dm_rm_rf(ctx->base);
+	for (i = ctx->ncgs - 1; i >= 0; i--)
+		if (ctx->cgs[i][0])
+			dm_cg_rmdir(ctx->cgs[i]);
+}
+
+/* Asserts the dentry.* files exist in @cg. */
+static inline void dm_assert_dentry_files(struct __test_metadata *_metadata,
+					  const char *cg)
+{
+	static const char * const files[] = {
+		"dentry.root", "dentry.max", "dentry.current",
+	};
+	char path[DM_PATH];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(files); i++)
+		ASSERT_EQ(0, access(dm_cg_file(path, cg, files[i]), F_OK)) {
+			TH_LOG("%s is missing", path);
+		}
+}
+
+/*
+ * Creates a cgroup: a top-level one named after the test when @parent is
+ * NULL, else @parent/@name (enable the controller in @parent first with
+ * dm_cg_enable()).  Returns its path, owned by @ctx.
+ */
+static inline const char *dm_cg(struct __test_metadata *_metadata,
+				struct dm_ctx *ctx, const char *parent,
+				const char *name)
+{
+	char path[DM_PATH], *cg;
+	int n;
+
+	ASSERT_LT(ctx->ncgs, DM_MAX_CGS);
+	if (parent)
+		n = snprintf(path, sizeof(path), "%s/%s", parent, name);
+	else
+		n = snprintf(path, sizeof(path), "%s_%s", ctx->cgprefix, name);
+	ASSERT_LT(n, DM_PATH);
+	cg = dm_copy(ctx->cgs[ctx->ncgs], path);
+	if (!access(cg, F_OK))
+		dm_cg_rmdir(cg);	/* a leftover of a killed run */
+	ASSERT_EQ(0, mkdir(cg, 0755)) {
+		TH_LOG("mkdir %s: %s", cg, strerror(errno));
+	}
+	ctx->ncgs++;
+	dm_assert_dentry_files(_metadata, cg);
+	return cg;
+}
+
+/* echo +dentry > @cg/cgroup.subtree_control */
+static inline void dm_cg_enable(struct __test_metadata *_metadata,
+				const char *cg)
+{
+	ASSERT_EQ(0, dm_cg_write(cg, "cgroup.subtree_control", "+dentry"));
+}
+
+/* Binds @path to @cg, remembering it for the teardown; returns 0 or -errno. */
+static inline int dm_bind(struct dm_ctx *ctx, const char *cg, const char *path)
+{
+	int ret = dm_cg_write(cg, "dentry.root", path);
+
+	if (!ret && ctx->nbound < DM_MAX_BOUND) {
+		dm_copy(ctx->bound[ctx->nbound].cg, cg);
+		dm_copy(ctx->bound[ctx->nbound].path, path);
+		ctx->nbound++;
+	}
+	return ret;
+}
+
+/* Unbinds @path from @cg; returns 0 or -errno. */
+static inline int dm_unbind(struct dm_ctx *ctx, const char *cg, const char *path)
+{
+	char s[DM_PATH + 1];
+	int ret, i;
+
+	snprintf(s, sizeof(s), "-%s", path);
+	ret = dm_cg_write(cg, "dentry.root", s);
+	if (!ret)
+		for (i = 0; i < ctx->nbound; i++)
+			if (!strcmp(ctx->bound[i].cg, cg) &&
+			    !strcmp(ctx->bound[i].path, path))
+				ctx->bound[i].path[0] = '\0';
+	return ret;
+}
+
+/* Mounts a fresh tmpfs at @path (created if needed), unmounted at teardown. */
+static inline void dm_mount_tmpfs(struct __test_metadata *_metadata,
+				  struct dm_ctx *ctx, const char *path)
+{
+	ASSERT_LT(ctx->nmnts, DM_MAX_MNTS);
+	if (mkdir(path, 0755))
+		ASSERT_EQ(EEXIST, errno);
+	ASSERT_EQ(0, mount("tmpfs", path, "tmpfs", 0, "mode=0755")) {
+		TH_LOG("mount tmpfs on %s: %s", path, strerror(errno));
+	}
+	dm_copy(ctx->mnts[ctx->nmnts++], path);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Child processes                                                         */
+
+/*
+ * Runs @fn(@arg) in a child and returns its exit status (-1 if it died by
+ * a signal).  Children never use ASSERT_*(): that would run the fixture
+ * teardown in the child.  They report through their exit status instead.
+ */
+static inline int dm_run_child(int (*fn)(void *), void *arg)
+{
+	int status;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0)
+		_exit(fn(arg));
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Memory shared with children, for results richer than an exit status. */
+static inline void *dm_shared_alloc(size_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/*
+ * Becomes uid/gid 65534 with no supplementary groups.  A setuid() away from
+ * root clears every capability; check that it did (CapEff must be zero).
+ * Returns 0 on success.
+ */
+static inline int dm_become_nobody(void)
+{
+	char buf[4096], *p;
+
+	if (setgroups(0, NULL) ||
+	    setresgid(DM_NOBODY, DM_NOBODY, DM_NOBODY) ||
+	    setresuid(DM_NOBODY, DM_NOBODY, DM_NOBODY))
+		return -1;
+	if (dm_read_file("/proc/self/status", buf, sizeof(buf)) < 0)
+		return -1;
+	p = strstr(buf, "CapEff:");
+	if (!p || strncmp(p, "CapEff:\t0000000000000000\n", 25))
+		return -1;
+	return 0;
+}
+
+#endif /* __DENTRYMOB_UTIL_H */
