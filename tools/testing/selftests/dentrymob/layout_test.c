@@ -97,7 +97,7 @@ TEST(names_around_inline_length)
 	dm_rm_rf(dir);
 	ASSERT_EQ(0, mkdir(dir, 0755));
 
-	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(lens); i++) {
 		int len = lens[i];
 
 		make_name(name, len, 'a');

@@ -62,7 +62,7 @@ FIXTURE_TEARDOWN(rename)
 
 /* Both mobs' current equal a recount of their trees. */
 static void check_recount(struct __test_metadata *_metadata,
-			  FIXTURE_DATA(rename) *self)
+			  struct _test_data_rename *self)
 {
 	EXPECT_EQ(dm_count_tree(self->a), dm_current(self->ca));
 	EXPECT_EQ(dm_count_tree(self->b), dm_current(self->cb));
