@@ -254,6 +254,23 @@ static bool mob_may_reclaim(void)
 	return current_gfp_context(GFP_KERNEL) & __GFP_FS;
 }
 
+/*
+ * Get a reference on the mob of @dentry, or NULL if it is in none.  The
+ * dentry holds a reference on its mob but may be moved to another one at
+ * any time; the css is freed only after a grace period.
+ */
+static struct dentry_mob *d_mob_get(struct dentry *dentry)
+{
+	struct dentry_mob *mob;
+
+	rcu_read_lock();
+	do {
+		mob = READ_ONCE(dentry->d_mob);
+	} while (mob && !css_tryget(&mob->css));
+	rcu_read_unlock();
+	return mob;
+}
+
 /**
  * dentry_mob_charge - charge a new dentry below @parent
  * @parent: the parent of the dentry about to be allocated
@@ -267,18 +284,10 @@ static bool mob_may_reclaim(void)
  */
 struct dentry_mob *dentry_mob_charge(struct dentry *parent)
 {
-	struct dentry_mob *mob, *over;
+	struct dentry_mob *mob = d_mob_get(parent);
+	struct dentry_mob *over;
 	int retries = DENTRY_MOB_RECLAIM_RETRIES;
 
-	/*
-	 * @parent holds a reference on its mob, but may be moved to another
-	 * one at any time: the css is freed only after a grace period.
-	 */
-	rcu_read_lock();
-	do {
-		mob = READ_ONCE(parent->d_mob);
-	} while (mob && !css_tryget(&mob->css));
-	rcu_read_unlock();
 	if (!mob)
 		return NULL;
 
@@ -424,20 +433,16 @@ static int mob_bind(struct dentry_mob *mob, const struct path *path)
  */
 void dentry_mob_mount(struct dentry *mountpoint, struct dentry *root)
 {
+	struct dentry_mob *mob = d_mob_get(mountpoint);
 	struct dentry_mob_root *rec;
-	struct dentry_mob *mob;
 	int err = -ENODEV;
 
-	rcu_read_lock();
-	do {
-		mob = READ_ONCE(mountpoint->d_mob);
-	} while (mob && !css_tryget(&mob->css));
-	rcu_read_unlock();
 	if (!mob)
 		return;
 
+	/* d_mob_bind() refuses a root that is already bound anywhere. */
 	rec = kzalloc(sizeof(*rec), GFP_KERNEL);
-	if (rec && !READ_ONCE(root->d_mob)) {
+	if (rec) {
 		mutex_lock(&dentry_mob_mutex);
 		if (!css_is_dying(&mob->css))
 			err = d_mob_bind(root, mob, rec);
