@@ -36,7 +36,7 @@ export KERNEL_SRC SERIES OVERLAY QEMU_ACCEL GUEST_TIMEOUT TEST_TIMEOUT
 .NOTPARALLEL:
 
 .PHONY: all help deps tree kernel tests initramfs check series checkpatch \
-	series-buildcheck clean distclean
+	series-buildcheck import-series clean distclean
 
 all: kernel
 
@@ -49,6 +49,7 @@ help:
 	@echo 'make series             export a git format-patch series into build/series/'
 	@echo 'make checkpatch         run checkpatch.pl --strict on build/series/'
 	@echo 'make series-buildcheck  build every commit of the exported series'
+	@echo 'make import-series      rewrite patches/ from commits edited in build/series-git'
 	@echo 'make clean / distclean  remove build outputs / all of build/'
 
 deps:
@@ -80,6 +81,10 @@ checkpatch: series
 
 series-buildcheck: series
 	@scripts/series-buildcheck.sh
+
+# The way back: patches/ and the new files from build/series-git's commits.
+import-series:
+	@scripts/import-series.sh
 
 # Keeps build/base (slow to unpack) and the ccache.
 clean:
