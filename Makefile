@@ -36,7 +36,7 @@ export KERNEL_SRC SERIES OVERLAY QEMU_ACCEL GUEST_TIMEOUT TEST_TIMEOUT
 .NOTPARALLEL:
 
 .PHONY: all help deps tree kernel tests initramfs check series checkpatch \
-	series-buildcheck import-series clean distclean
+	series-buildcheck import-series kernel-base clean distclean
 
 all: kernel
 
@@ -44,6 +44,7 @@ help:
 	@echo 'make deps               install the host packages (apt-get, idempotent)'
 	@echo 'make tree               unpack base, apply patches/series, overlay: build/linux'
 	@echo 'make kernel             make tree, then configure and build build/bzImage'
+	@echo 'make kernel-base        the unpatched base, same config: build/bzImage-base'
 	@echo 'make tests / initramfs  build the selftests / pack build/initramfs.cpio'
 	@echo 'make check              build the kernel and selftests, boot them in QEMU'
 	@echo 'make series             export a git format-patch series into build/series/'
@@ -63,6 +64,14 @@ kernel: tree
 	@scripts/build-kernel.sh build/linux build/obj
 	@cp build/obj/arch/x86/boot/bzImage build/bzImage.tmp && \
 		mv build/bzImage.tmp build/bzImage
+
+# The unpatched base with the same config (CONFIG_CGROUP_DENTRY does not
+# exist there), for side-by-side runs: benchmarks, upstream's selftests.
+# Built from build/base itself, which kbuild's O= leaves untouched.
+kernel-base: tree
+	@scripts/build-kernel.sh build/base build/obj-base
+	@cp build/obj-base/arch/x86/boot/bzImage build/bzImage-base.tmp && \
+		mv build/bzImage-base.tmp build/bzImage-base
 
 tests: kernel
 	@scripts/build-tests.sh
@@ -90,7 +99,7 @@ import-series:
 clean:
 	rm -rf build/linux build/obj build/obj-series build/series build/series-git \
 		build/tests build/initramfs build/*.cpio build/*.img build/*.log \
-		build/bzImage
+		build/bzImage build/obj-base build/bzImage-base
 
 distclean:
 	rm -rf build
