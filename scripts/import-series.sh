@@ -25,6 +25,21 @@ git -C "$G" rev-parse -q --verify base >/dev/null || die "build/series-git has n
 mapfile -t commits < <(git -C "$G" rev-list --reverse base..HEAD)
 [ ${#commits[@]} -gt 0 ] || die "build/series-git: no commits on top of base"
 
+# New files are written back over the repository's copies: refuse to
+# overwrite local edits that series-git does not have (make series first).
+clobber=()
+for c in "${commits[@]}"; do
+	while read -r f; do
+		[ -f "$f" ] || continue
+		git diff --quiet HEAD -- "$f" 2>/dev/null && continue
+		git -C "$G" show "$c:$f" | cmp -s - "$f" || clobber+=("$f")
+	done < <(git -C "$G" diff-tree --no-commit-id -r --name-only --diff-filter=A "$c")
+done
+if [ ${#clobber[@]} -gt 0 ]; then
+	printf '  %s\n' "${clobber[@]}" >&2
+	die "these files have local changes that build/series-git does not have: commit them or run make series again"
+fi
+
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 : >"$tmp/series"
@@ -51,7 +66,7 @@ for c in "${commits[@]}"; do
 			printf -- '---\n'
 			git -C "$G" diff --stat=72 "$c^" "$c" -- "${changed[@]}"
 			printf '\n'
-			git -C "$G" diff --no-color --no-ext-diff "$c^" "$c" -- "${changed[@]}"
+			git -C "$G" -c core.abbrev=7 diff --no-color --no-ext-diff "$c^" "$c" -- "${changed[@]}"
 		fi
 	} >"$tmp/$name"
 	echo "$name" >>"$tmp/series"
@@ -63,6 +78,18 @@ for c in "${commits[@]}"; do
 	done
 	log "imported $name (${#changed[@]} changed, ${#added[@]} new files)"
 done
+
+# Files assigned to a patch that series-git does not have yet (added since
+# the last make series) keep their assignment.
+if [ -f "$pdir/newfiles" ]; then
+	while read -r p f rest; do
+		[ -n "$p" ] && [ -n "$f" ] && [ -f "$f" ] || continue
+		grep -qxF "$p" "$tmp/series" || continue
+		cut -f2 "$tmp/newfiles" | grep -qxF -- "$f" && continue
+		printf '%s\t%s\n' "$p" "$f" >>"$tmp/newfiles"
+	done < <(sed 's/#.*//' "$pdir/newfiles")
+	sort -o "$tmp/newfiles" "$tmp/newfiles"
+fi
 
 # Old patches that are gone.
 for p in "${old[@]}"; do
