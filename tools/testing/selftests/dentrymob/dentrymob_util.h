@@ -447,6 +447,48 @@ static inline long dm_read_limit(const char *cg, const char *file)
 	return v;
 }
 
+/*
+ * Reads key @key of the flat-keyed file @file ("key N\n" lines), strictly:
+ * a line that is not "word number\n" is -EINVAL.  Returns the value, or
+ * -ENOENT if the key is missing, or -errno.
+ */
+static inline long dm_read_key(const char *cg, const char *file,
+			       const char *key)
+{
+	char buf[DM_BUF], word[64], *line, *save = NULL;
+	long v, found = -ENOENT;
+	ssize_t len;
+	int n;
+
+	len = dm_cg_read(cg, file, buf, sizeof(buf));
+	if (len < 0)
+		return len;
+	if (len == 0 || buf[len - 1] != '\n')
+		return -EINVAL;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "%63s %ld%n", word, &v, &n) != 2 ||
+		    line[n] != '\0' || v < 0)
+			return -EINVAL;
+		if (!strcmp(word, key))
+			found = v;
+	}
+	return found;
+}
+
+/* "max N" of dentry.events (@local: dentry.events.local), or -errno */
+static inline long dm_events(const char *cg, bool local)
+{
+	return dm_read_key(cg, local ? "dentry.events.local" : "dentry.events",
+			   "max");
+}
+
+/* A key of dentry.stat, or -errno */
+static inline long dm_stat(const char *cg, const char *key)
+{
+	return dm_read_key(cg, "dentry.stat", key);
+}
+
 /* dentry.current, or -errno */
 static inline long dm_current(const char *cg)
 {

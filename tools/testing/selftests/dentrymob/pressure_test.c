@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Memory pressure still reclaims mob dentries (DESIGN.md section 4,
+ * "Global pressure"): a mob limit adds to memcg and to the superblock
+ * shrinkers, it never makes a dentry unreclaimable.  Whatever frees a
+ * dentry, current stays exact.
+ */
+#define _GNU_SOURCE
+#include "kselftest_harness.h"
+#include "dentrymob_util.h"
+
+FIXTURE(pressure) {
+	struct dm_ctx ctx;
+};
+
+FIXTURE_SETUP(pressure)
+{
+	dm_ctx_init(_metadata, &self->ctx, "pressure");
+}
+
+FIXTURE_TEARDOWN(pressure)
+{
+	dm_ctx_cleanup(&self->ctx);
+}
+
+/*
+ * echo 2 > drop_caches frees every unused dentry of the mob, whatever its
+ * limit, and keeps the bound root: current drops to exactly 1.  Looking
+ * the names up again charges them again, one by one.
+ */
+TEST_F_TIMEOUT(pressure, drop_caches_empties_unused, DM_TIMEOUT)
+{
+	const char *cg = dm_cg(_metadata, &self->ctx, NULL, "c");
+	char d[DM_PATH], sub[DM_PATH];
+	int err, i;
+
+	ASSERT_EQ(0, mkdir(dm_join(d, self->ctx.base, "d"), 0755));
+	ASSERT_EQ(200, dm_create_files(d, "f", 0, 200, &err));
+	ASSERT_EQ(100, dm_stat_names(d, "missing", 0, 100, ENOENT));
+	ASSERT_EQ(0, mkdir(dm_join(sub, d, "sub"), 0755));
+	ASSERT_EQ(50, dm_create_files(sub, "f", 0, 50, &err));
+	ASSERT_EQ(0, dm_bind(&self->ctx, cg, d));
+	ASSERT_EQ(0, dm_set_max(cg, 1000));
+	ASSERT_EQ(352, dm_current(cg));
+	ASSERT_EQ(350, dm_stat(cg, "unused"));
+
+	/*
+	 * A directory becomes unused only once its children are gone, so a
+	 * second drop may be needed for sub: drop_caches frees what is
+	 * unused when it runs.
+	 */
+	for (i = 0; i < 3 && dm_current(cg) != 1; i++)
+		ASSERT_EQ(0, dm_drop_caches(2));
+	EXPECT_EQ(1, dm_current(cg));
+	EXPECT_EQ(0, dm_stat(cg, "unused"));
+	EXPECT_EQ(0, dm_stat(cg, "negative"));
+	/* not freed for the limit */
+	EXPECT_EQ(0, dm_stat(cg, "reclaimed"));
+	EXPECT_TRUE(dm_root_listed(cg, d));
+
+	EXPECT_EQ(200, dm_stat_names(d, "f", 0, 200, 0));
+	EXPECT_EQ(201, dm_current(cg));
+	EXPECT_EQ(10, dm_stat_names(sub, "f", 0, 10, 0));
+	EXPECT_EQ(212, dm_current(cg));
+}
+
+/*
+ * A task in a memcg with a small memory.max floods a mob that has no
+ * limit of its own with negative dentries: memcg reclaim must free mob
+ * dentries (they are charged to the memcg as slab) rather than OOM.  The
+ * mob's current stays exact: the tree holds only negative dentries and
+ * its root, and dentry.stat recounts them by walking the tree.
+ */
+struct churn_args {
+	const char *dir;
+	const char *memcg;
+	int n;
+};
+
+static int churn_child(void *arg)
+{
+	struct churn_args *a = arg;
+	char pid[32];
+
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	if (dm_cg_write(a->memcg, "cgroup.procs", pid))
+		return 2;
+	if (dm_stat_names(a->dir, "missing", 0, a->n, ENOENT) != a->n)
+		return 3;
+	return 0;
+}
+
+TEST_F_TIMEOUT(pressure, memcg_limit_reclaims_mob, DM_TIMEOUT)
+{
+	const char *mob = dm_cg(_metadata, &self->ctx, NULL, "mob");
+	const char *mem;
+	struct churn_args a;
+	char d[DM_PATH], buf[DM_BUF];
+	long cur, oom, max_ev;
+	const int n = 150000;
+
+	ASSERT_LE(0, dm_read_file(DM_CGROUP_ROOT "/cgroup.subtree_control",
+				  buf, sizeof(buf)));
+	if (!dm_has_word(buf, "memory"))
+		ASSERT_EQ(0, dm_write_str(DM_CGROUP_ROOT
+					  "/cgroup.subtree_control", "+memory"));
+	mem = dm_cg(_metadata, &self->ctx, NULL, "mem");
+	/* 150k dentries are ~28 MiB of dentry slab alone */
+	ASSERT_EQ(0, dm_cg_write(mem, "memory.max", "8M"));
+
+	ASSERT_EQ(0, mkdir(dm_join(d, self->ctx.base, "d"), 0755));
+	ASSERT_EQ(0, dm_bind(&self->ctx, mob, d));
+	EXPECT_EQ(DM_UNLIMITED, dm_read_limit(mob, "dentry.max"));
+
+	a = (struct churn_args){ .dir = d, .memcg = mem, .n = n };
+	EXPECT_EQ(0, dm_run_child(churn_child, &a)) {
+		TH_LOG("the flood in a memcg with memory.max=8M died");
+	}
+	oom = dm_read_key(mem, "memory.events", "oom_kill");
+	max_ev = dm_read_key(mem, "memory.events", "max");
+	EXPECT_EQ(0, oom);
+	/* the memcg was at its limit, so it did reclaim */
+	EXPECT_LT(0, max_ev);
+
+	cur = dm_current(mob);
+	EXPECT_GT(n, cur) {
+		TH_LOG("memcg reclaim freed no mob dentry: current %ld", cur);
+	}
+	EXPECT_LE(1, cur);
+	EXPECT_EQ(cur - 1, dm_stat(mob, "negative"));
+	EXPECT_EQ(cur - 1, dm_stat(mob, "unused"));
+	EXPECT_EQ(0, dm_stat(mob, "reclaimed"));
+	EXPECT_EQ(0, dm_events(mob, false));
+}
+
+TEST_HARNESS_MAIN
