@@ -35,8 +35,8 @@ export KERNEL_SRC SERIES OVERLAY QEMU_ACCEL GUEST_TIMEOUT TEST_TIMEOUT
 # deps must finish before kernel starts, even under make -j.
 .NOTPARALLEL:
 
-.PHONY: all help deps tree kernel tests initramfs check series checkpatch \
-	series-buildcheck import-series kernel-base clean distclean
+.PHONY: all help deps tree kernel tests initramfs check demo series checkpatch \
+	series-buildcheck import-series kernel-base kernel-tools clean distclean
 
 all: kernel
 
@@ -47,6 +47,7 @@ help:
 	@echo 'make kernel-base        the unpatched base, same config: build/bzImage-base'
 	@echo 'make tests / initramfs  build the selftests / pack build/initramfs.cpio'
 	@echo 'make check              build the kernel and selftests, boot them in QEMU'
+	@echo 'make demo               boot the kernel with a contained "container" (transcript)'
 	@echo 'make series             export a git format-patch series into build/series/'
 	@echo 'make checkpatch         run checkpatch.pl --strict on build/series/'
 	@echo 'make series-buildcheck  build every commit of the exported series'
@@ -82,6 +83,18 @@ initramfs: tests
 check: deps kernel tests initramfs
 	@scripts/run-guest.py
 
+# The kernel of make check-tools: the same tree, plus config/tools.config
+# (what runc and crun need: eBPF device control, keyrings).
+kernel-tools: tree
+	@scripts/build-kernel.sh build/linux build/obj-tools config/tools.config
+	@cp build/obj-tools/arch/x86/boot/bzImage build/bzImage-tools.tmp && \
+		mv build/bzImage-tools.tmp build/bzImage-tools
+
+# The README's first command: a container whose dcache is capped, as a
+# transcript.  Same kernel as make check; its own initramfs in build/demo.
+demo: deps kernel
+	@scripts/demo.sh
+
 series: tree
 	@scripts/export-series.sh
 
@@ -99,7 +112,7 @@ import-series:
 clean:
 	rm -rf build/linux build/obj build/obj-series build/series build/series-git \
 		build/tests build/initramfs build/*.cpio build/*.img build/*.log \
-		build/bzImage build/obj-base build/bzImage-base
+		build/bzImage build/obj-base build/bzImage-base build/demo
 
 distclean:
 	rm -rf build
