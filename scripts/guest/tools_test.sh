@@ -137,14 +137,14 @@ sed 's/^/   /' /etc/dentrymob-tools-versions
 
 say "1. libcgroup 2.0.2 (cgroup-tools): cgcreate, cgset, cgget, cgexec"
 mkdir -p /srv/ct1
-echo "libcgroup 2.0.2 does not enable a controller in the root's subtree_control"
-echo "(libcgroup 3.1 does): without +dentry there, cgcreate cannot make the group."
-fails "cgcreate -g dentry:/ct1" || true
-check "cgcreate without +dentry in the root fails, naming the cause" \
-	grep -q "ct1" /tmp/out
-[ ! -d "$CG/ct1" ] || rmdir "$CG/ct1"
-run "echo +dentry > $CG/cgroup.subtree_control"
+echo "Debian's libcgroup 2.0.2 writes +CONTROLLER to the parent's subtree_control,"
+echo "the root's included, before it makes the group: check that it does."
+run "cat $CG/cgroup.subtree_control; echo"
+check "dentry starts disabled in the root" not_enabled ""
 run "cgcreate -g dentry:/ct1"
+run "cat $CG/cgroup.subtree_control; echo"
+check "cgcreate enabled dentry in the root's subtree_control" enabled ""
+check "ct1 has the dentry.* files" test -f "$CG/ct1/dentry.max"
 run "cgset -r dentry.max=$MAX ct1"
 run "cgset -r dentry.root=/srv/ct1 ct1"
 run "cgget -r dentry.max -r dentry.root -r dentry.current ct1"
@@ -155,12 +155,18 @@ run "cgexec -g dentry:ct1 sh /tmp/loop.sh /srv/ct1 > /tmp/loop.out; cat /tmp/loo
 run "cgget -r dentry.current -r dentry.events ct1"
 check "the mkdir loop in /srv/ct1 stopped with ENOMEM" grep -q "Cannot allocate memory" /tmp/loop.out
 check "dentry.current = dentry.max = $MAX" test "$(cgget -n -v -r dentry.current ct1)" = "$MAX"
+check "the loop reached exactly depth $MAX - 1 (the bound root is the one other dentry)" \
+	grep -qx "depth=$((MAX - 1))" /tmp/loop.out
 echo "Bad values are refused, legibly, and change nothing:"
 fails "cgset -r dentry.max=lots ct1" || true
-check "cgset -r dentry.max=lots fails" grep -qi "invalid\|fail" /tmp/out
+check "cgset -r dentry.max=lots fails with EINVAL" grep -q "Invalid argument" /tmp/out
 fails "cgset -r dentry.root=relative/path ct1" || true
-check "cgset -r dentry.root=relative/path fails" grep -qi "invalid\|fail" /tmp/out
+check "cgset -r dentry.root=relative/path fails with EINVAL" grep -q "Invalid argument" /tmp/out
+fails "cgset -r dentry.root=/nonexistent ct1" || true
+check "cgset -r dentry.root=/nonexistent fails with ENOENT" grep -q "No such file" /tmp/out
 check "dentry.max is still $MAX" test "$(cat "$CG/ct1/dentry.max")" = "$MAX"
+check "dentry.root still binds /srv/ct1 alone" \
+	test "$(cut -d' ' -f2 "$CG/ct1/dentry.root")" = /srv/ct1
 run "cgdelete -g dentry:/ct1"
 reset_root
 
@@ -170,7 +176,7 @@ run "cat $CG/cgroup.subtree_control; echo"
 container runc ct-runc /srv/runc /dentrymob/runc
 check "runc enabled dentry in the root and in /dentrymob" \
 	eval 'enabled "" && enabled /dentrymob'
-reset_root /dentrymob
+reset_root /dentrymob/runc /dentrymob
 
 say "3. crun as Debian ships it: enables a fixed list of controllers"
 bundle /srv/crun /dentrymob/crun
@@ -183,7 +189,7 @@ echo "The workaround: enable dentry on every ancestor first."
 run "echo +dentry > $CG/cgroup.subtree_control"
 run "mkdir $CG/dentrymob && echo +dentry > $CG/dentrymob/cgroup.subtree_control"
 container crun ct-crun /srv/crun /dentrymob/crun
-reset_root /dentrymob
+reset_root /dentrymob/crun /dentrymob
 
 say "4. crun with patches/crun/: enables what the unified keys need (OCI rule)"
 bundle /srv/crun-patched /dentrymob/crun-patched
@@ -191,7 +197,7 @@ run "cat $CG/cgroup.subtree_control; echo"
 container crun-patched ct-crun-patched /srv/crun-patched /dentrymob/crun-patched
 check "patched crun enabled dentry in the root and in /dentrymob" \
 	eval 'enabled "" && enabled /dentrymob'
-reset_root /dentrymob
+reset_root /dentrymob/crun-patched /dentrymob
 
 echo
 echo "1..$ntest"
