@@ -16,6 +16,16 @@ DEPS := $(BASE_PKG)=$(BASE_PKG_VERSION) qemu-system-x86 busybox-static \
 	flex bison bc libelf-dev libssl-dev cpio dwarves ccache e2fsprogs \
 	make gcc libc6-dev binutils perl python3 xz-utils patch git
 
+# What make check-tools runs in the guest, as Debian ships it, and what it
+# needs to rebuild crun from its source package (scripts/build-crun.sh adds
+# the build dependencies with apt-get build-dep).  Pinned like the base:
+# bump the versions here when the archive moves on.
+RUNC_VERSION         := 1.1.5+ds1-1+deb12u1
+CRUN_VERSION         := 1.8.1-1+deb12u1
+CGROUP_TOOLS_VERSION := 2.0.2-2
+TOOLS_DEPS := runc=$(RUNC_VERSION) crun=$(CRUN_VERSION) \
+	cgroup-tools=$(CGROUP_TOOLS_VERSION) dpkg-dev
+
 # Knobs (all may be set on the command line or in the environment):
 #   KERNEL_SRC=/path   use a copy of this 6.12 tree instead of the tarball
 #   SERIES=file        quilt series to apply (empty or /dev/null: none)
@@ -29,14 +39,15 @@ QEMU_ACCEL    ?= tcg
 GUEST_TIMEOUT ?= 900
 TEST_TIMEOUT  ?= 600
 
-export BASE_PKG BASE_PKG_VERSION BASE_TARBALL DEPS
+export BASE_PKG BASE_PKG_VERSION BASE_TARBALL DEPS CRUN_VERSION TOOLS_DEPS
 export KERNEL_SRC SERIES OVERLAY QEMU_ACCEL GUEST_TIMEOUT TEST_TIMEOUT
 
 # deps must finish before kernel starts, even under make -j.
 .NOTPARALLEL:
 
-.PHONY: all help deps tree kernel tests initramfs check series checkpatch \
-	series-buildcheck import-series kernel-base clean distclean
+.PHONY: all help deps tree kernel tests initramfs check demo check-tools \
+	series checkpatch \
+	series-buildcheck import-series kernel-base kernel-tools clean distclean
 
 all: kernel
 
@@ -47,6 +58,8 @@ help:
 	@echo 'make kernel-base        the unpatched base, same config: build/bzImage-base'
 	@echo 'make tests / initramfs  build the selftests / pack build/initramfs.cpio'
 	@echo 'make check              build the kernel and selftests, boot them in QEMU'
+	@echo 'make demo               boot the kernel with a contained "container" (transcript)'
+	@echo 'make check-tools        cgroup-tools, runc, crun (Debian and patched) in the guest'
 	@echo 'make series             export a git format-patch series into build/series/'
 	@echo 'make checkpatch         run checkpatch.pl --strict on build/series/'
 	@echo 'make series-buildcheck  build every commit of the exported series'
@@ -82,6 +95,23 @@ initramfs: tests
 check: deps kernel tests initramfs
 	@scripts/run-guest.py
 
+# The kernel of make check-tools: the same tree, plus config/tools.config
+# (what runc and crun need: eBPF device control, keyrings).
+kernel-tools: tree
+	@scripts/build-kernel.sh build/linux build/obj-tools config/tools.config
+	@cp build/obj-tools/arch/x86/boot/bzImage build/bzImage-tools.tmp && \
+		mv build/bzImage-tools.tmp build/bzImage-tools
+
+# Debian's cgroup-tools, runc and crun, and crun with patches/crun/, in the
+# guest.  Caches: build/crun (the crun build), build/obj-tools (the kernel).
+check-tools: deps kernel-tools
+	@scripts/check-tools.sh
+
+# The README's first command: a container whose dcache is capped, as a
+# transcript.  Same kernel as make check; its own initramfs in build/demo.
+demo: deps kernel
+	@scripts/demo.sh
+
 series: tree
 	@scripts/export-series.sh
 
@@ -99,7 +129,8 @@ import-series:
 clean:
 	rm -rf build/linux build/obj build/obj-series build/series build/series-git \
 		build/tests build/initramfs build/*.cpio build/*.img build/*.log \
-		build/bzImage build/obj-base build/bzImage-base
+		build/bzImage build/obj-base build/bzImage-base build/demo \
+		build/obj-tools build/bzImage-tools build/tools
 
 distclean:
 	rm -rf build

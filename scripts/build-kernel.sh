@@ -1,10 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# build-kernel.sh SRC OBJ: configure (tinyconfig + config/dentrymob.config)
-# and build SRC out of tree in OBJ, with ccache.
+# build-kernel.sh SRC OBJ [FRAGMENT...]: configure (tinyconfig +
+# config/dentrymob.config + the extra fragments, e.g. config/tools.config for
+# make check-tools) and build SRC out of tree in OBJ, with ccache.
 . "$(dirname "$0")/lib.sh"
 src=$(realpath "$1"); obj=$(realpath -m "$2")
-frag=$REPO/config/dentrymob.config
+shift 2
+frags=("$REPO/config/dentrymob.config" "$@")
 mkdir -p "$obj"
 
 sum() { sha1sum | cut -d' ' -f1; }
@@ -15,7 +17,7 @@ make_config() {
 	local new=.config.dentrymob line sym missing=()
 	kmake -s -C "$src" O="$obj" KCONFIG_CONFIG=$new tinyconfig >/dev/null
 	KCONFIG_CONFIG=$obj/$new "$src/scripts/kconfig/merge_config.sh" -m -O "$obj" \
-		"$obj/$new" "$frag" >/dev/null
+		"$obj/$new" "${frags[@]}" >/dev/null
 	kmake -s -C "$src" O="$obj" KCONFIG_CONFIG=$new olddefconfig >/dev/null
 
 	# tinyconfig drops options with unmet dependencies without a word:
@@ -29,10 +31,10 @@ make_config() {
 		fi
 		grep -qxF -- "$line" "$obj/$new" ||
 			missing+=("$line (got: $(grep -E "^(# )?CONFIG_${sym}[= ]" "$obj/$new" || echo unset))")
-	done < <(grep -E '^CONFIG_[A-Za-z0-9_]+=' "$frag")
+	done < <(cat "${frags[@]}" | grep -E '^CONFIG_[A-Za-z0-9_]+=')
 	if [ ${#missing[@]} -gt 0 ]; then
 		printf '  %s\n' "${missing[@]}" >&2
-		die "config/dentrymob.config: the options above did not survive olddefconfig (missing dependency?); see $obj/$new"
+		die "${frags[*]#"$REPO/"}: the options above did not survive olddefconfig (missing dependency?); see $obj/$new"
 	fi
 	if cmp -s "$obj/$new" "$obj/.config"; then
 		rm -f "$obj/$new"
@@ -44,7 +46,7 @@ make_config() {
 
 # Making the config takes ~10 s: skip it when neither its inputs (fragment,
 # compiler, every Kconfig of the tree) nor its output changed since.
-key=$({ cat "$frag"; gcc --version | head -n1
+key=$({ cat "${frags[@]}"; gcc --version | head -n1
 	find "$src" -name 'Kconfig*' -type f | LC_ALL=C sort | xargs cat; } | sum)
 stamp=$obj/.dentrymob-config
 if [ ! -f "$obj/.config" ] ||

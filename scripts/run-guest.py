@@ -9,6 +9,11 @@ code.  The last line printed is always "N passed, N failed[, N skipped]".
 
 Environment: QEMU_ACCEL (tcg), GUEST_TIMEOUT (900 s, whole guest),
 TEST_TIMEOUT (600 s, per test binary), KERNEL_APPEND (extra command line).
+Other targets than make check (make demo, make check-tools) boot other
+files with the same checks: GUEST_KERNEL (build/bzImage), GUEST_INITRAMFS
+(build/initramfs.cpio), GUEST_TESTS (build/tests: the tests expected to
+run), GUEST_CONSOLE (build/console.log), GUEST_MEM (1G), and GUEST_SHOW=1
+prints the guest's own output (not the kernel's) as it comes.
 """
 import os
 import re
@@ -18,7 +23,11 @@ import time
 
 B = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'build')
 B = os.path.relpath(B)
-CONSOLE = os.path.join(B, 'console.log')
+CONSOLE = os.environ.get('GUEST_CONSOLE') or os.path.join(B, 'console.log')
+KERNEL = os.environ.get('GUEST_KERNEL') or os.path.join(B, 'bzImage')
+INITRAMFS = os.environ.get('GUEST_INITRAMFS') or os.path.join(B, 'initramfs.cpio')
+TESTS = os.environ.get('GUEST_TESTS') or os.path.join(B, 'tests')
+SHOW = os.environ.get('GUEST_SHOW') == '1'
 
 # With CONFIG_PRINTK_TIME every kernel record starts with "[ secs.usecs]".
 # The serial driver prints a record in one go, but the tests' output may be
@@ -38,9 +47,9 @@ KSFT_SKIP = 4
 
 def boot():
     """Run QEMU; return a list of guest-level problems."""
-    for f in ('bzImage', 'initramfs.cpio'):
-        if not os.path.exists(os.path.join(B, f)):
-            return ['build/%s is missing (run make kernel initramfs)' % f]
+    for f in (KERNEL, INITRAMFS):
+        if not os.path.exists(f):
+            return ['%s is missing (run make kernel initramfs)' % f]
     scratch = os.path.join(B, 'scratch.img')
     open(scratch, 'wb').close()     # empty, so mke2fs makes it anew
     # Fresh every run; itable/journal zeroed now, not by the guest's
@@ -55,10 +64,10 @@ def boot():
               'DENTRYMOB_TEST_TIMEOUT=%s %s' %
               (os.environ.get('TEST_TIMEOUT') or 600,
                os.environ.get('KERNEL_APPEND', ''))).strip()
-    cmd = ['qemu-system-x86_64', '-accel', accel, '-m', '1G', '-smp', '2',
+    cmd = ['qemu-system-x86_64', '-accel', accel,
+           '-m', os.environ.get('GUEST_MEM') or '1G', '-smp', '2',
            '-nodefaults', '-display', 'none', '-no-reboot',
-           '-kernel', os.path.join(B, 'bzImage'),
-           '-initrd', os.path.join(B, 'initramfs.cpio'),
+           '-kernel', KERNEL, '-initrd', INITRAMFS,
            '-append', append,
            '-drive', 'file=%s,format=raw,if=virtio,cache=unsafe' % scratch,
            '-serial', 'file:' + CONSOLE]
@@ -98,6 +107,14 @@ def progress(seen):
     except FileNotFoundError:
         return seen
     end = data.rfind(b'\n') + 1
+    if SHOW:
+        # The guest's own lines, without the kernel's records and the
+        # markers meant for this script.
+        text = data[:end].decode('utf-8', 'replace').replace('\r', '')
+        for line in KLINE.sub('', text).splitlines():
+            if not line.startswith('DENTRYMOB-'):
+                print(line, flush=True)
+        return seen + end
     for m in re.finditer(rb'DENTRYMOB-TEST-BEGIN (\S+)', data[:end]):
         print('  running %s' % m.group(1).decode(), flush=True)
     return seen + end
@@ -205,7 +222,7 @@ def main():
     if sys.argv[1:2] == ['--parse']:
         CONSOLE = sys.argv[2]
         return report([], [])
-    tdir = os.path.join(B, 'tests')
+    tdir = TESTS
     # Same rule as scripts/guest-init: other files are helpers.
     expected = sorted(f for f in os.listdir(tdir)
                       if f.endswith(('_test', '_test.sh'))) \
