@@ -36,7 +36,7 @@ export KERNEL_SRC SERIES OVERLAY QEMU_ACCEL GUEST_TIMEOUT TEST_TIMEOUT
 .NOTPARALLEL:
 
 .PHONY: all help deps tree kernel tests initramfs check series checkpatch \
-	series-buildcheck import-series kernel-base clean distclean
+	series-buildcheck import-series kernel-base bench bench-report clean distclean
 
 all: kernel
 
@@ -47,6 +47,7 @@ help:
 	@echo 'make kernel-base        the unpatched base, same config: build/bzImage-base'
 	@echo 'make tests / initramfs  build the selftests / pack build/initramfs.cpio'
 	@echo 'make check              build the kernel and selftests, boot them in QEMU'
+	@echo 'make bench              benchmark patched against base: bench/results.md'
 	@echo 'make series             export a git format-patch series into build/series/'
 	@echo 'make checkpatch         run checkpatch.pl --strict on build/series/'
 	@echo 'make series-buildcheck  build every commit of the exported series'
@@ -82,6 +83,17 @@ initramfs: tests
 check: deps kernel tests initramfs
 	@scripts/run-guest.py
 
+# Both kernels, the same static benchmarks and QEMU settings; the medians
+# and ratios go to bench/results.md (see README.md).
+bench: deps kernel-base kernel
+	@scripts/build-bench.sh
+	@INITRAMFS_NAME=bench-initramfs INITRAMFS_SUITE=build/bench scripts/mkinitramfs.sh
+	@bench/run-bench.py
+
+# Rewrite bench/results.md from the consoles of the last make bench.
+bench-report:
+	@bench/run-bench.py --report
+
 series: tree
 	@scripts/export-series.sh
 
@@ -99,7 +111,7 @@ import-series:
 clean:
 	rm -rf build/linux build/obj build/obj-series build/series build/series-git \
 		build/tests build/initramfs build/*.cpio build/*.img build/*.log \
-		build/bzImage build/obj-base build/bzImage-base
+		build/bzImage build/obj-base build/bzImage-base build/bench build/bench-initramfs
 
 distclean:
 	rm -rf build

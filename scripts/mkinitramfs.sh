@@ -2,17 +2,24 @@
 # SPDX-License-Identifier: GPL-2.0
 # Pack build/initramfs.cpio (uncompressed newc): static busybox, the guest
 # /init (scripts/guest-init) and the tests from build/tests in /tests.
+# bench/ packs another one the same way (see the Makefile's bench target):
+#   INITRAMFS_NAME=name   build/name.cpio from the staging dir build/name
+#   INITRAMFS_SUITE=dir   the programs to copy, to /$(basename dir)
 . "$(dirname "$0")/lib.sh"
-R=$B/initramfs
+name=${INITRAMFS_NAME:-initramfs}
+suite=${INITRAMFS_SUITE:-$B/tests}
+R=$B/$name
 bb=/bin/busybox
+[ -d "$suite" ] || die "$suite does not exist"
 
 # A dynamic busybox would die in the guest with a confusing "not found".
 readelf -l "$bb" | grep -q INTERP && die "$bb is not static: install busybox-static"
 
-rm -rf "$R" && mkdir -p "$R"/{bin,sbin,usr/bin,usr/sbin,etc,dev,proc,sys,tmp,root,mnt/scratch,tests}
+sdir=$(basename "$suite")
+rm -rf "$R" && mkdir -p "$R"/{bin,sbin,usr/bin,usr/sbin,etc,dev,proc,sys,tmp,root,mnt/scratch,"$sdir"}
 cp "$bb" "$R/bin/busybox"		# the applet links are made by /init
 install -m 0755 scripts/guest-init "$R/init"
-cp -a "$B/tests/." "$R/tests/"
+cp -a "$suite/." "$R/$sdir/"
 cat >"$R/etc/passwd" <<'PW'
 root:x:0:0:root:/root:/bin/sh
 nobody:x:65534:65534:nobody:/nonexistent:/bin/false
@@ -26,5 +33,5 @@ chmod 1777 "$R/tmp"
 # No /dev/console node needed (nor root to mknod it): the kernel's built-in
 # initramfs (usr/default_cpio_list) has one, and ours is unpacked on top.
 
-(cd "$R" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) >"$B/initramfs.cpio.tmp"
-mv "$B/initramfs.cpio.tmp" "$B/initramfs.cpio"
+(cd "$R" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) >"$B/$name.cpio.tmp"
+mv "$B/$name.cpio.tmp" "$B/$name.cpio"
