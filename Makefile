@@ -88,7 +88,7 @@ check: deps kernel tests initramfs
 bench: deps kernel-base kernel
 	@scripts/build-bench.sh
 	@INITRAMFS_NAME=bench-initramfs INITRAMFS_SUITE=build/bench scripts/mkinitramfs.sh
-	@bench/run-bench.py
+	@BENCH_COMMAND="make bench $(strip $(MAKEOVERRIDES))" bench/run-bench.py
 
 # Rewrite bench/results.md from the consoles of the last make bench.
 bench-report:
