@@ -22,12 +22,14 @@ DEPS := $(BASE_PKG)=$(BASE_PKG_VERSION) qemu-system-x86 busybox-static \
 #   OVERLAY="dirs"     repo paths copied into the tree (empty: none)
 #   QEMU_ACCEL=kvm     boot with KVM instead of TCG
 #   GUEST_TIMEOUT=s    whole-guest timeout, TEST_TIMEOUT=s per test binary
+#   BENCH_TIMEOUT=s    both, for each guest of make bench
 KERNEL_SRC    ?=
 SERIES        ?= patches/series
 OVERLAY       ?= kernel fs include Documentation tools
 QEMU_ACCEL    ?= tcg
 GUEST_TIMEOUT ?= 900
 TEST_TIMEOUT  ?= 600
+BENCH_TIMEOUT ?= 3600
 
 export BASE_PKG BASE_PKG_VERSION BASE_TARBALL DEPS
 export KERNEL_SRC SERIES OVERLAY QEMU_ACCEL GUEST_TIMEOUT TEST_TIMEOUT
@@ -88,7 +90,8 @@ check: deps kernel tests initramfs
 bench: deps kernel-base kernel
 	@scripts/build-bench.sh
 	@INITRAMFS_NAME=bench-initramfs INITRAMFS_SUITE=build/bench scripts/mkinitramfs.sh
-	@BENCH_COMMAND="make bench $(strip $(MAKEOVERRIDES))" bench/run-bench.py
+	@BENCH_COMMAND="make bench $(strip $(MAKEOVERRIDES))" \
+		GUEST_TIMEOUT=$(BENCH_TIMEOUT) TEST_TIMEOUT=$(BENCH_TIMEOUT) bench/run-bench.py
 
 # Rewrite bench/results.md from the consoles of the last make bench.
 bench-report:

@@ -50,10 +50,30 @@ def console(kernel, rnd):
     return os.path.join(B, 'bench-console-%s-%d.log' % (kernel, rnd))
 
 
+def tsc_khz():
+    """The host's TSC frequency, which TCG's guest TSC runs at.
+
+    The guest kernel (tinyconfig: no HPET, no ACPI PM timer) cannot
+    calibrate the TSC against anything under TCG, marks it unstable and
+    falls back to the jiffies clocksource: 4 ms resolution at HZ=250.
+    Telling it the frequency (tsc_early_khz=, tsc=reliable) keeps the TSC
+    as the clocksource, for both kernels alike.  An error in the value
+    scales every time of both kernels by the same factor.
+    """
+    if os.environ.get('BENCH_TSC_KHZ'):
+        return int(os.environ['BENCH_TSC_KHZ'])
+    with open('/proc/cpuinfo') as f:
+        m = re.search(r'^cpu MHz\s*:\s*([0-9.]+)', f.read(), re.M)
+    if not m:
+        sys.exit('bench: no "cpu MHz" in /proc/cpuinfo: set BENCH_TSC_KHZ')
+    return int(float(m.group(1)) * 1000)
+
+
 def append():
     sizes = ' '.join('%s=%s' % (k, os.environ[k]) for k in SIZE_KEYS
                      if os.environ.get(k))
-    return 'DENTRYMOB_SUITE=/bench ' + sizes
+    return ('DENTRYMOB_SUITE=/bench tsc_early_khz=%d tsc=reliable %s' %
+            (tsc_khz(), sizes))
 
 
 def parse(path):
