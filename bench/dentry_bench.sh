@@ -29,7 +29,15 @@ echo "DBENCH-INFO kernel cmdline=$(cat /proc/cmdline)"
 step() { echo "DBENCH-STEP $* $(cut -d' ' -f1 /proc/uptime)"; }
 
 # Bound roots: the same directories exist on both kernels.
-mkdir -p /tmp/out1 /tmp/out2 /tmp/in "$S/out1" "$S/out2" "$S/in"
+mkdir -p /tmp/warm /tmp/out1 /tmp/out2 /tmp/in "$S/warm" "$S/out1" "$S/out2" "$S/in"
+
+# Untimed warm-up: the first seconds after boot run slower in both kernels
+# (TCG translating fresh code, caches filling), which would bias the first
+# phase against the second.
+step warmup
+$B churn creat "$ops" 2 warmup.creat.tmpfs=/tmp/warm/c warmup.creat.ext4=$S/warm/c >/dev/null
+$B churn mkdir "$ops" 2 warmup.mkdir.tmpfs=/tmp/warm/m warmup.mkdir.ext4=$S/warm/m >/dev/null
+$B walk 16 "$wops" 2 warmup.walk.tmpfs=/tmp/warm/w warmup.walk.ext4=$S/warm/w >/dev/null
 
 # 1 and 4, before anything is bound: the controller's static key is off.
 step churn-1
