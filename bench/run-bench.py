@@ -14,6 +14,7 @@ DENTRYBENCH_* (sizes, passed to the guest; see bench/dentry_bench.sh),
 and run-guest.py's QEMU_ACCEL, GUEST_TIMEOUT, TEST_TIMEOUT, KERNEL_APPEND.
 """
 import datetime
+import json
 import importlib.util
 import os
 import re
@@ -34,6 +35,7 @@ B = 'build'
 KERNELS = [('base', os.path.join(B, 'bzImage-base')),
            ('patched', os.path.join(B, 'bzImage'))]
 INITRD = os.path.join(B, 'bench-initramfs.cpio')
+META = os.path.join(B, 'bench-meta.json')   # what --report cannot see
 MEM = os.environ.get('BENCH_MEM') or '2G'
 SMP = os.environ.get('BENCH_SMP') or '2'
 ROUNDS = int(os.environ.get('BENCH_ROUNDS') or 1)
@@ -123,6 +125,16 @@ def parse(path):
     return samples, infos, steps, problems
 
 
+def now():
+    return datetime.datetime.now(datetime.timezone.utc).strftime(
+        '%Y-%m-%d %H:%M UTC')
+
+
+def revision():
+    return subprocess.run(['git', 'describe', '--always', '--dirty'],
+                          capture_output=True, text=True).stdout.strip()
+
+
 def run_all():
     times = {}
     for rnd in range(ROUNDS):
@@ -146,6 +158,10 @@ def run_all():
         os.unlink(os.path.join(B, 'bench-scratch.img'))
     except FileNotFoundError:
         pass
+    with open(META, 'w') as f:
+        json.dump({'times': times,
+                   'command': os.environ.get('BENCH_COMMAND', 'make bench'),
+                   'date': now(), 'rev': revision()}, f)
     return times
 
 
@@ -189,6 +205,7 @@ def report(times):
     infos = {'base': [], 'patched': []}
     steps = {'base': [], 'patched': []}
     nboots = {'base': 0, 'patched': 0}
+    perboot = {'base': [], 'patched': []}
     for kernel, _ in KERNELS:
         rnd = 0
         while os.path.exists(console(kernel, rnd)):
@@ -198,6 +215,7 @@ def report(times):
                                             '; '.join(problems)))
             for name, (unit, vals) in samples.items():
                 data[kernel].setdefault(name, (unit, []))[1].extend(vals)
+            perboot[kernel].append(samples)
             infos[kernel] += inf
             steps[kernel].append(st)
             nboots[kernel] += 1
@@ -207,8 +225,13 @@ def report(times):
 
     o = []
     w = o.append
-    rev = subprocess.run(['git', 'describe', '--always', '--dirty'],
-                         capture_output=True, text=True).stdout.strip()
+    rev, date = revision(), now()
+    command = os.environ.get('BENCH_COMMAND', 'make bench')
+    if times is None and os.path.exists(META):
+        with open(META) as f:
+            meta = json.load(f)
+        times, command = meta['times'], meta['command']
+        rev, date = meta['rev'], meta['date']
     base_ver = os.environ.get('BASE_PKG_VERSION')
     if not base_ver:
         with open('Makefile') as f:
@@ -222,9 +245,8 @@ def report(times):
     w('')
     w('Written by `make bench` (bench/run-bench.py): regenerate it, do not edit it.')
     w('')
-    w('- date: %s' % datetime.datetime.now(datetime.timezone.utc)
-      .strftime('%Y-%m-%d %H:%M UTC'))
-    w('- command: `%s`' % os.environ.get('BENCH_COMMAND', 'make bench'))
+    w('- date: %s' % date)
+    w('- command: `%s`' % command.strip())
     w('- repository: %s' % rev)
     w('- base: Debian linux-source-6.12 %s (unpatched: `%s`, patched: `%s`),'
       ' both built from tinyconfig + config/dentrymob.config' %
@@ -272,6 +294,18 @@ def report(times):
             a = med(data, 'base', pre + 'keyon')
             b = med(data, 'base', pre + 'out')
             aa[(op, fs)] = a / b if a and b else None
+    # And across boots: the same benchmark of one kernel, boot 2 against
+    # boot 1 (with BENCH_ROUNDS >= 2), which also sees drift of the host.
+    bb = {}
+    for kernel in ('base', 'patched'):
+        if len(perboot[kernel]) < 2:
+            continue
+        for name in perboot[kernel][0]:
+            x = perboot[kernel][0].get(name)
+            y = perboot[kernel][1].get(name)
+            if x and y:
+                bb[(kernel, name)] = (statistics.median(y[1]) /
+                                      statistics.median(x[1]))
     w('A verdict is only given where the noise floor allows one: when the '
       'A/A ratio of the same benchmark is further from 1 than the target\'s '
       'margin, the row says *not resolved* whatever its ratio. *min ratio* '
@@ -295,14 +329,30 @@ def report(times):
                 rmin = lp / lb if lb and lp else None
                 v = verdict(r, target)
                 noise = aa[(op, fs)]
-                if noise is None or abs(noise - 1) > target - 1:
-                    v = 'not resolved (A/A %s)' % fmt(noise, 3)
+                dev = abs(noise - 1) if noise else None
+                for k in ('base', 'patched'):
+                    if dev is not None and (k, name) in bb:
+                        dev = max(dev, abs(bb[(k, name)] - 1))
+                if dev is None or dev > target - 1:
+                    v = 'not resolved (noise ±%s%%)' % fmt(
+                        100 * dev if dev is not None else None, 0)
                 rows.append((opname, fs, label, r, target, v))
                 w('| %s, %s | %s | %s | %s | %s | %s | %s%% / %s%% | ≤ %.2f: %s |' % (
                     opname, fs, label, fmt(b), fmt(p), fmt(r, 3), fmt(rmin, 3),
                     fmt(spread(data, 'base', name), 0),
                     fmt(spread(data, 'patched', name), 0), target, v))
     w('')
+    if bb:
+        w('A/A across boots (the same benchmark and kernel, second boot '
+          'against first; the noise of a row is the largest of its |A/A - 1|):')
+        w('')
+        w('| benchmark | base boot 2 / boot 1 | patched boot 2 / boot 1 |')
+        w('|---|---:|---:|')
+        for name in sorted(n for n in data['base']
+                           if n.startswith(('churn.', 'walk.'))):
+            w('| %s | %s | %s |' % (name, fmt(bb.get(('base', name)), 3),
+                                   fmt(bb.get(('patched', name)), 3)))
+        w('')
     w('A/A on the unpatched kernel (same kernel, same operation, *key on* '
       'directory against *outside* directory, taken minutes apart):')
     w('')
