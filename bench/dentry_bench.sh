@@ -35,15 +35,15 @@ mkdir -p /tmp/warm /tmp/out1 /tmp/out2 /tmp/in "$S/warm" "$S/out1" "$S/out2" "$S
 # (TCG translating fresh code, caches filling), which would bias the first
 # phase against the second.
 step warmup
-$B churn creat "$ops" 2 warmup.creat.tmpfs=/tmp/warm/c warmup.creat.ext4=$S/warm/c >/dev/null
-$B churn mkdir "$ops" 2 warmup.mkdir.tmpfs=/tmp/warm/m warmup.mkdir.ext4=$S/warm/m >/dev/null
-$B walk 16 "$wops" 2 warmup.walk.tmpfs=/tmp/warm/w warmup.walk.ext4=$S/warm/w >/dev/null
+$B churn creat "$ops" 2 warmup.creat.tmpfs=/tmp/warm/c warmup.creat.ext4="$S"/warm/c >/dev/null
+$B churn mkdir "$ops" 2 warmup.mkdir.tmpfs=/tmp/warm/m warmup.mkdir.ext4="$S"/warm/m >/dev/null
+$B walk 16 "$wops" 2 warmup.walk.tmpfs=/tmp/warm/w warmup.walk.ext4="$S"/warm/w >/dev/null
 
 # 1 and 4, before anything is bound: the controller's static key is off.
 step churn-1
-$B churn creat "$ops" "$runs" churn.creat.tmpfs.out=/tmp/out1/c churn.creat.ext4.out=$S/out1/c
-$B churn mkdir "$ops" "$runs" churn.mkdir.tmpfs.out=/tmp/out1/m churn.mkdir.ext4.out=$S/out1/m
-$B walk 16 "$wops" "$runs" walk.ext4.out=$S/out1/w walk.tmpfs.out=/tmp/out1/w
+$B churn creat "$ops" "$runs" churn.creat.tmpfs.out=/tmp/out1/c churn.creat.ext4.out="$S"/out1/c
+$B churn mkdir "$ops" "$runs" churn.mkdir.tmpfs.out=/tmp/out1/m churn.mkdir.ext4.out="$S"/out1/m
+$B walk 16 "$wops" "$runs" walk.ext4.out="$S"/out1/w walk.tmpfs.out=/tmp/out1/w
 
 if [ $patched = 1 ]; then
 	echo +dentry >"$CG/cgroup.subtree_control"
@@ -61,10 +61,10 @@ fi
 # is on), and inside the bound mob.  Unbound, identical dirs on the base.
 step churn-2
 $B churn creat "$ops" "$runs" churn.creat.tmpfs.keyon=/tmp/out2/c churn.creat.tmpfs.in=/tmp/in/c \
-	churn.creat.ext4.keyon=$S/out2/c churn.creat.ext4.in=$S/in/c
+	churn.creat.ext4.keyon="$S"/out2/c churn.creat.ext4.in="$S"/in/c
 $B churn mkdir "$ops" "$runs" churn.mkdir.tmpfs.keyon=/tmp/out2/m churn.mkdir.tmpfs.in=/tmp/in/m \
-	churn.mkdir.ext4.keyon=$S/out2/m churn.mkdir.ext4.in=$S/in/m
-$B walk 16 "$wops" "$runs" walk.ext4.keyon=$S/out2/w walk.ext4.in=$S/in/w \
+	churn.mkdir.ext4.keyon="$S"/out2/m churn.mkdir.ext4.in="$S"/in/m
+$B walk 16 "$wops" "$runs" walk.ext4.keyon="$S"/out2/w walk.ext4.in="$S"/in/w \
 	walk.tmpfs.keyon=/tmp/out2/w walk.tmpfs.in=/tmp/in/w
 if [ $patched = 1 ]; then
 	echo "DBENCH-INFO bench/in dentry.current=$(cat "$CG/bench/in/dentry.current") dentry.max=$(cat "$CG/bench/in/dentry.max") events: $(tr '\n' ' ' <"$CG/bench/in/dentry.events")"
@@ -102,4 +102,4 @@ for len in 8 36; do
 	echo 2 >/proc/sys/vm/drop_caches
 	$B mem "$memn" "$len" "$S/mem" "mem.len$len"
 done
-step done
+step finished
