@@ -32,12 +32,14 @@ TOOLS_DEPS := runc=$(RUNC_VERSION) crun=$(CRUN_VERSION) \
 #   OVERLAY="dirs"     repo paths copied into the tree (empty: none)
 #   QEMU_ACCEL=kvm     boot with KVM instead of TCG
 #   GUEST_TIMEOUT=s    whole-guest timeout, TEST_TIMEOUT=s per test binary
+#   BENCH_TIMEOUT=s    both, for each guest of make bench
 KERNEL_SRC    ?=
 SERIES        ?= patches/series
 OVERLAY       ?= kernel fs include Documentation tools
 QEMU_ACCEL    ?= tcg
 GUEST_TIMEOUT ?= 900
 TEST_TIMEOUT  ?= 600
+BENCH_TIMEOUT ?= 3600
 
 export BASE_PKG BASE_PKG_VERSION BASE_TARBALL DEPS CRUN_VERSION TOOLS_DEPS
 export KERNEL_SRC SERIES OVERLAY QEMU_ACCEL GUEST_TIMEOUT TEST_TIMEOUT
@@ -46,7 +48,7 @@ export KERNEL_SRC SERIES OVERLAY QEMU_ACCEL GUEST_TIMEOUT TEST_TIMEOUT
 .NOTPARALLEL:
 
 .PHONY: all help deps tree kernel tests initramfs check demo check-tools \
-	series checkpatch \
+	bench bench-report series checkpatch \
 	series-buildcheck import-series kernel-base kernel-tools clean distclean
 
 all: kernel
@@ -60,6 +62,7 @@ help:
 	@echo 'make check              build the kernel and selftests, boot them in QEMU'
 	@echo 'make demo               boot the kernel with a contained "container" (transcript)'
 	@echo 'make check-tools        cgroup-tools, runc, crun (Debian and patched) in the guest'
+	@echo 'make bench              benchmark patched against base: bench/results.md'
 	@echo 'make series             export a git format-patch series into build/series/'
 	@echo 'make checkpatch         run checkpatch.pl --strict on build/series/'
 	@echo 'make series-buildcheck  build every commit of the exported series'
@@ -112,6 +115,18 @@ check-tools: deps kernel-tools
 demo: deps kernel
 	@scripts/demo.sh
 
+# Both kernels, the same static benchmarks and QEMU settings; the medians
+# and ratios go to bench/results.md (see README.md).
+bench: deps kernel-base kernel
+	@scripts/build-bench.sh
+	@INITRAMFS_OUT=build/bench-initramfs.cpio INITRAMFS_TESTS=build/bench scripts/mkinitramfs.sh
+	@BENCH_COMMAND="make bench $(strip $(MAKEOVERRIDES))" \
+		GUEST_TIMEOUT=$(BENCH_TIMEOUT) TEST_TIMEOUT=$(BENCH_TIMEOUT) bench/run-bench.py
+
+# Rewrite bench/results.md from the consoles of the last make bench.
+bench-report:
+	@bench/run-bench.py --report
+
 series: tree
 	@scripts/export-series.sh
 
@@ -130,7 +145,8 @@ clean:
 	rm -rf build/linux build/obj build/obj-series build/series build/series-git \
 		build/tests build/initramfs build/*.cpio build/*.img build/*.log \
 		build/bzImage build/obj-base build/bzImage-base build/demo \
-		build/obj-tools build/bzImage-tools build/tools
+		build/obj-tools build/bzImage-tools build/tools build/bench \
+		build/bench-initramfs
 
 distclean:
 	rm -rf build

@@ -45,40 +45,58 @@ TAP = re.compile(r'^(not ok|ok)\b *(\d*) *-? *([^#]*?) *(?:# *(\S+) *(.*))?$')
 KSFT_SKIP = 4
 
 
-def boot():
-    """Run QEMU; return a list of guest-level problems."""
-    for f in (KERNEL, INITRAMFS):
-        if not os.path.exists(f):
-            return ['%s is missing (run make kernel initramfs)' % f]
-    scratch = os.path.join(B, 'scratch.img')
+def qemu_command(kernel, initrd, console, scratch, mem=None, smp='2',
+                 append=''):
+    """The QEMU command line, the same for every guest of the harness."""
+    accel = os.environ.get('QEMU_ACCEL') or 'tcg'
+    mem = mem or os.environ.get('GUEST_MEM') or '1G'
+    append = ('console=ttyS0 loglevel=5 panic=-1 oops=panic '
+              'DENTRYMOB_TEST_TIMEOUT=%s %s %s' %
+              (os.environ.get('TEST_TIMEOUT') or 600, append,
+               os.environ.get('KERNEL_APPEND', ''))).strip()
+    cmd = ['qemu-system-x86_64', '-accel', accel, '-m', mem, '-smp', smp,
+           '-nodefaults', '-display', 'none', '-no-reboot',
+           '-kernel', kernel, '-initrd', initrd,
+           '-append', ' '.join(append.split()),
+           '-drive', 'file=%s,format=raw,if=virtio,cache=unsafe' % scratch,
+           '-serial', 'file:' + console]
+    if accel == 'kvm':
+        cmd[3:3] = ['-cpu', 'host']
+    return cmd
+
+
+def make_scratch(scratch, size):
+    """A fresh ext4 image at @scratch."""
     open(scratch, 'wb').close()     # empty, so mke2fs makes it anew
     # Fresh every run; itable/journal zeroed now, not by the guest's
     # ext4lazyinit thread in the middle of the tests.
     subprocess.run(['mke2fs', '-q', '-t', 'ext4', '-F', '-E',
                     'lazy_itable_init=0,lazy_journal_init=0',
-                    scratch, os.environ.get('SCRATCH_SIZE', '256M')],
-                   check=True)
+                    scratch, size], check=True)
+
+
+def boot(kernel=None, initrd=None, console=None, scratch=None, mem=None,
+         smp='2', append='', scratch_size=None):
+    """Run QEMU; return a list of guest-level problems."""
+    kernel = kernel or KERNEL
+    initrd = initrd or INITRAMFS
+    console = console or CONSOLE
+    scratch = scratch or os.path.join(B, 'scratch.img')
+    for f in (kernel, initrd):
+        if not os.path.exists(f):
+            return ['%s is missing (run make kernel initramfs)' % f]
+    make_scratch(scratch, scratch_size or
+                 os.environ.get('SCRATCH_SIZE', '256M'))
     accel = os.environ.get('QEMU_ACCEL') or 'tcg'
     timeout = int(os.environ.get('GUEST_TIMEOUT') or 900)
-    append = ('console=ttyS0 loglevel=5 panic=-1 oops=panic '
-              'DENTRYMOB_TEST_TIMEOUT=%s %s' %
-              (os.environ.get('TEST_TIMEOUT') or 600,
-               os.environ.get('KERNEL_APPEND', ''))).strip()
-    cmd = ['qemu-system-x86_64', '-accel', accel,
-           '-m', os.environ.get('GUEST_MEM') or '1G', '-smp', '2',
-           '-nodefaults', '-display', 'none', '-no-reboot',
-           '-kernel', KERNEL, '-initrd', INITRAMFS,
-           '-append', append,
-           '-drive', 'file=%s,format=raw,if=virtio,cache=unsafe' % scratch,
-           '-serial', 'file:' + CONSOLE]
-    if accel == 'kvm':
-        cmd[3:3] = ['-cpu', 'host']
-    if os.path.exists(CONSOLE):
-        os.unlink(CONSOLE)
+    cmd = qemu_command(kernel, initrd, console, scratch, mem, smp, append)
+    if os.path.exists(console):
+        os.unlink(console)
     print('==> booting the guest (%s, timeout %d s), console: %s'
-          % (accel, timeout, CONSOLE), flush=True)
+          % (accel, timeout, console), flush=True)
     start = time.time()
-    qlog = open(os.path.join(B, 'qemu.log'), 'w')
+    qlogname = os.path.splitext(console)[0].replace('console', 'qemu') + '.log'
+    qlog = open(qlogname, 'w')
     q = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=qlog,
                          stderr=subprocess.STDOUT)
     seen = 0
@@ -88,20 +106,20 @@ def boot():
             q.wait()
             return ['guest timed out after %d s (GUEST_TIMEOUT)' % timeout]
         time.sleep(0.5)
-        seen = progress(seen)
-    progress(seen)
+        seen = progress(seen, console)
+    progress(seen, console)
     print('==> guest exited after %d s' % (time.time() - start), flush=True)
     if q.returncode != 0:
         qlog.close()
         return ['qemu exited with %d: %s' % (q.returncode,
-                open(os.path.join(B, 'qemu.log')).read().strip())]
+                open(qlogname).read().strip())]
     return []
 
 
-def progress(seen):
+def progress(seen, console):
     """Say which test binary started, so a long TCG run is not silent."""
     try:
-        with open(CONSOLE, 'rb') as f:
+        with open(console, 'rb') as f:
             f.seek(seen)
             data = f.read()
     except FileNotFoundError:

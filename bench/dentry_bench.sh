@@ -1,0 +1,105 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The benchmark suite, run as the guest's only program by /init
+# (DENTRYMOB_SUITE=/bench) on the patched and on the unpatched kernel.
+# Both kernels run the same steps on the same fresh filesystems, in the
+# same order; only the patched one binds directories to cgroups (and runs
+# the cases that need a mob at all).  bench/run-bench.py passes the sizes
+# on the kernel command line and reads the DBENCH lines back.
+set -eu
+
+B=/bench/dentrybench
+S=${DENTRYMOB_SCRATCH:-/mnt/scratch}
+CG=/sys/fs/cgroup
+runs=${DENTRYBENCH_RUNS:-7}
+ops=${DENTRYBENCH_OPS:-3000}
+wops=${DENTRYBENCH_WALK_OPS:-20000}
+fops=${DENTRYBENCH_FLOOD_OPS:-10000}
+headroom=${DENTRYBENCH_HEADROOM:-16384}
+pinned=$(echo "${DENTRYBENCH_PINNED:-0,10000,100000}" | tr , ' ')
+migrate=$(echo "${DENTRYBENCH_MIGRATE:-10000,100000,1000000}" | tr , ' ')
+mruns=${DENTRYBENCH_MIGRATE_RUNS:-3}
+memn=${DENTRYBENCH_MEM_N:-1000000}
+
+patched=0
+grep -qw dentry "$CG/cgroup.controllers" && patched=1
+echo "DBENCH-INFO kernel release=$(uname -r) patched=$patched runs=$runs ops=$ops walk_ops=$wops flood_ops=$fops headroom=$headroom"
+echo "DBENCH-INFO kernel cmdline=$(cat /proc/cmdline)"
+
+step() { echo "DBENCH-STEP $* $(cut -d' ' -f1 /proc/uptime)"; }
+
+# Bound roots: the same directories exist on both kernels.
+mkdir -p /tmp/warm /tmp/out1 /tmp/out2 /tmp/in "$S/warm" "$S/out1" "$S/out2" "$S/in"
+
+# Untimed warm-up: the first seconds after boot run slower in both kernels
+# (TCG translating fresh code, caches filling), which would bias the first
+# phase against the second.
+step warmup
+$B churn creat "$ops" 2 warmup.creat.tmpfs=/tmp/warm/c warmup.creat.ext4="$S"/warm/c >/dev/null
+$B churn mkdir "$ops" 2 warmup.mkdir.tmpfs=/tmp/warm/m warmup.mkdir.ext4="$S"/warm/m >/dev/null
+$B walk 16 "$wops" 2 warmup.walk.tmpfs=/tmp/warm/w warmup.walk.ext4="$S"/warm/w >/dev/null
+
+# 1 and 4, before anything is bound: the controller's static key is off.
+step churn-1
+$B churn creat "$ops" "$runs" churn.creat.tmpfs.out=/tmp/out1/c churn.creat.ext4.out="$S"/out1/c
+$B churn mkdir "$ops" "$runs" churn.mkdir.tmpfs.out=/tmp/out1/m churn.mkdir.ext4.out="$S"/out1/m
+$B walk 16 "$wops" "$runs" walk.ext4.out="$S"/out1/w walk.tmpfs.out=/tmp/out1/w
+
+if [ $patched = 1 ]; then
+	echo +dentry >"$CG/cgroup.subtree_control"
+	mkdir "$CG/bench"
+	echo +dentry >"$CG/bench/cgroup.subtree_control"
+	for c in in flood a b c; do mkdir "$CG/bench/$c"; done
+	# Below its limit: high enough that reclaim never runs.
+	echo 100000000 >"$CG/bench/in/dentry.max"
+	echo "$S/in" >"$CG/bench/in/dentry.root"
+	echo /tmp/in >"$CG/bench/in/dentry.root"
+	echo "DBENCH-INFO bench/in dentry.root: $(tr '\n' ';' <"$CG/bench/in/dentry.root")"
+fi
+
+# 1, 2 and 4 again: outside any mob while one is bound elsewhere (the key
+# is on), and inside the bound mob.  Unbound, identical dirs on the base.
+step churn-2
+$B churn creat "$ops" "$runs" churn.creat.tmpfs.keyon=/tmp/out2/c churn.creat.tmpfs.in=/tmp/in/c \
+	churn.creat.ext4.keyon="$S"/out2/c churn.creat.ext4.in="$S"/in/c
+$B churn mkdir "$ops" "$runs" churn.mkdir.tmpfs.keyon=/tmp/out2/m churn.mkdir.tmpfs.in=/tmp/in/m \
+	churn.mkdir.ext4.keyon="$S"/out2/m churn.mkdir.ext4.in="$S"/in/m
+$B walk 16 "$wops" "$runs" walk.ext4.keyon="$S"/out2/w walk.ext4.in="$S"/in/w \
+	walk.tmpfs.keyon=/tmp/out2/w walk.tmpfs.in=/tmp/in/w
+if [ $patched = 1 ]; then
+	echo "DBENCH-INFO bench/in dentry.current=$(cat "$CG/bench/in/dentry.current") dentry.max=$(cat "$CG/bench/in/dentry.max") events: $(tr '\n' ' ' <"$CG/bench/in/dentry.events")"
+fi
+
+# 3: negative-dentry flood at the limit, with 0, 10k, 100k pinned dentries.
+if [ $patched = 1 ]; then
+	for p in $pinned; do
+		step negflood "$p"
+		sync
+		echo 2 >/proc/sys/vm/drop_caches
+		$B negflood "$S/flood$p" "$CG/bench/flood" "$p" "$headroom" "$fops" "$runs" "negflood.p$p"
+	done
+fi
+
+# 5: migration of 10k, 100k, 1M cached dentries (negative ones: no inodes).
+for n in $migrate; do
+	step migrate "$n"
+	sync
+	echo 2 >/proc/sys/vm/drop_caches
+	if [ $patched = 1 ]; then
+		$B migrate "$n" "$mruns" "$S/mig$n" "$CG/bench/a" "$CG/bench/b" "$CG/bench/c" "migrate.n$n"
+		echo "-$S/mig$n/a" >"$CG/bench/a/dentry.root"
+		echo "-$S/mig$n/b" >"$CG/bench/b/dentry.root"
+	else
+		$B migrate "$n" "$mruns" "$S/mig$n" "migrate.n$n"
+	fi
+done
+
+# 6: memory, outside any mob: 8-byte names, and 36-byte names, which the
+# patched kernel no longer stores inline.
+for len in 8 36; do
+	step mem "$len"
+	sync
+	echo 2 >/proc/sys/vm/drop_caches
+	$B mem "$memn" "$len" "$S/mem" "mem.len$len"
+done
+step finished
