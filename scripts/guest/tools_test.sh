@@ -9,6 +9,7 @@ set -eu
 
 CG=/sys/fs/cgroup
 MAX=400
+export PATH=$PATH:/usr/local/bin		# crun-patched
 ntest=0 nfail=0
 
 say() { printf '\n=== %s\n' "$*"; }
