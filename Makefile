@@ -10,6 +10,10 @@ BASE_PKG         := linux-source-6.12
 BASE_PKG_VERSION := 6.12.118-1~deb12u1
 BASE_TARBALL     := /usr/src/$(BASE_PKG).tar.xz
 
+# make check-integration: Debian's systemd source package that
+# patches/systemd/series applies to.  Bump together with the patches.
+SYSTEMD_PKG_VERSION := 252.39-1~deb12u2
+
 # Everything the harness runs on the host.  python3 runs scripts/run-guest.py,
 # git lists the overlay files and exports the series.
 DEPS := $(BASE_PKG)=$(BASE_PKG_VERSION) qemu-system-x86 busybox-static \
@@ -29,14 +33,15 @@ QEMU_ACCEL    ?= tcg
 GUEST_TIMEOUT ?= 900
 TEST_TIMEOUT  ?= 600
 
-export BASE_PKG BASE_PKG_VERSION BASE_TARBALL DEPS
+export BASE_PKG BASE_PKG_VERSION BASE_TARBALL DEPS SYSTEMD_PKG_VERSION
 export KERNEL_SRC SERIES OVERLAY QEMU_ACCEL GUEST_TIMEOUT TEST_TIMEOUT
 
 # deps must finish before kernel starts, even under make -j.
 .NOTPARALLEL:
 
 .PHONY: all help deps tree kernel tests initramfs check series checkpatch \
-	series-buildcheck import-series kernel-base clean distclean
+	series-buildcheck import-series kernel-base kernel-integration \
+	systemd rootfs-integration check-integration clean distclean
 
 all: kernel
 
@@ -47,6 +52,8 @@ help:
 	@echo 'make kernel-base        the unpatched base, same config: build/bzImage-base'
 	@echo 'make tests / initramfs  build the selftests / pack build/initramfs.cpio'
 	@echo 'make check              build the kernel and selftests, boot them in QEMU'
+	@echo 'make check-integration  patched systemd as PID 1 on a Debian rootfs: DentryMax='
+	@echo 'make systemd            Debian systemd + patches/systemd: build/systemd/dest'
 	@echo 'make series             export a git format-patch series into build/series/'
 	@echo 'make checkpatch         run checkpatch.pl --strict on build/series/'
 	@echo 'make series-buildcheck  build every commit of the exported series'
@@ -73,6 +80,14 @@ kernel-base: tree
 	@cp build/obj-base/arch/x86/boot/bzImage build/bzImage-base.tmp && \
 		mv build/bzImage-base.tmp build/bzImage-base
 
+# The kernel of make check-integration: the same tree, plus what systemd
+# needs as PID 1 (config/integration.config), in its own obj dir.
+kernel-integration: tree
+	@EXTRA_CONFIG=config/integration.config \
+		scripts/build-kernel.sh build/linux build/obj-integration
+	@cp build/obj-integration/arch/x86/boot/bzImage build/bzImage-integration.tmp && \
+		mv build/bzImage-integration.tmp build/bzImage-integration
+
 tests: kernel
 	@scripts/build-tests.sh
 
@@ -81,6 +96,18 @@ initramfs: tests
 
 check: deps kernel tests initramfs
 	@scripts/run-guest.py
+
+# The systemd path (heavy, not part of make check): Debian's systemd with
+# patches/systemd, as PID 1 of a debootstrap root, on the kernel above plus
+# config/integration.config.  Needs root or sudo (debootstrap, chroot).
+systemd:
+	@scripts/build-systemd.sh
+
+rootfs-integration: systemd
+	@scripts/mk-integration-rootfs.sh
+
+check-integration: deps kernel-integration rootfs-integration
+	@scripts/check-integration.sh
 
 series: tree
 	@scripts/export-series.sh
@@ -95,11 +122,14 @@ series-buildcheck: series
 import-series:
 	@scripts/import-series.sh
 
-# Keeps build/base (slow to unpack) and the ccache.
+# Keeps build/base (slow to unpack), the ccache, and the slow parts of
+# check-integration: build/systemd and build/integration/debootstrap.
 clean:
 	rm -rf build/linux build/obj build/obj-series build/series build/series-git \
 		build/tests build/initramfs build/*.cpio build/*.img build/*.log \
-		build/bzImage build/obj-base build/bzImage-base
+		build/bzImage build/obj-base build/bzImage-base \
+		build/obj-integration build/bzImage-integration \
+		build/integration/root build/integration/*.img build/integration/*.log
 
 distclean:
 	rm -rf build

@@ -2,9 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0
 # build-kernel.sh SRC OBJ: configure (tinyconfig + config/dentrymob.config)
 # and build SRC out of tree in OBJ, with ccache.
+# EXTRA_CONFIG="frag ..." merges more fragments (repo-relative paths) after
+# config/dentrymob.config, in that order; make check-integration uses it
+# with its own OBJ.  Unset (as for make check), the config is unchanged.
 . "$(dirname "$0")/lib.sh"
 src=$(realpath "$1"); obj=$(realpath -m "$2")
-frag=$REPO/config/dentrymob.config
+frags=("$REPO/config/dentrymob.config")
+for f in ${EXTRA_CONFIG:-}; do
+	[ -f "$REPO/$f" ] || die "EXTRA_CONFIG: $f does not exist"
+	frags+=("$REPO/$f")
+done
 mkdir -p "$obj"
 
 sum() { sha1sum | cut -d' ' -f1; }
@@ -15,7 +22,7 @@ make_config() {
 	local new=.config.dentrymob line sym missing=()
 	kmake -s -C "$src" O="$obj" KCONFIG_CONFIG=$new tinyconfig >/dev/null
 	KCONFIG_CONFIG=$obj/$new "$src/scripts/kconfig/merge_config.sh" -m -O "$obj" \
-		"$obj/$new" "$frag" >/dev/null
+		"$obj/$new" "${frags[@]}" >/dev/null
 	kmake -s -C "$src" O="$obj" KCONFIG_CONFIG=$new olddefconfig >/dev/null
 
 	# tinyconfig drops options with unmet dependencies without a word:
@@ -29,10 +36,10 @@ make_config() {
 		fi
 		grep -qxF -- "$line" "$obj/$new" ||
 			missing+=("$line (got: $(grep -E "^(# )?CONFIG_${sym}[= ]" "$obj/$new" || echo unset))")
-	done < <(grep -E '^CONFIG_[A-Za-z0-9_]+=' "$frag")
+	done < <(grep -hE '^CONFIG_[A-Za-z0-9_]+=' "${frags[@]}")
 	if [ ${#missing[@]} -gt 0 ]; then
 		printf '  %s\n' "${missing[@]}" >&2
-		die "config/dentrymob.config: the options above did not survive olddefconfig (missing dependency?); see $obj/$new"
+		die "${frags[*]#"$REPO/"}: the options above did not survive olddefconfig (missing dependency?); see $obj/$new"
 	fi
 	if cmp -s "$obj/$new" "$obj/.config"; then
 		rm -f "$obj/$new"
@@ -44,7 +51,7 @@ make_config() {
 
 # Making the config takes ~10 s: skip it when neither its inputs (fragment,
 # compiler, every Kconfig of the tree) nor its output changed since.
-key=$({ cat "$frag"; gcc --version | head -n1
+key=$({ cat "${frags[@]}"; gcc --version | head -n1
 	find "$src" -name 'Kconfig*' -type f | LC_ALL=C sort | xargs cat; } | sum)
 stamp=$obj/.dentrymob-config
 if [ ! -f "$obj/.config" ] ||
