@@ -92,6 +92,7 @@ printf '/dev/vda / ext4 rw,errors=remount-ro 0 1\n' | $SUDO tee "$R/etc/fstab" >
 
 # 3. The image: a fresh ext4 with the tree in it.
 rm -f "$I/root.img.tmp"
+truncate -s 1G "$I/root.img.tmp"
 $SUDO mke2fs -q -t ext4 -F -L root -E lazy_itable_init=0,lazy_journal_init=0 \
 	-d "$R" "$I/root.img.tmp" 1G
 $SUDO chown "$(id -u):$(id -g)" "$I/root.img.tmp"
