@@ -68,7 +68,7 @@ tree:
 	@scripts/prepare-tree.sh
 
 kernel: tree
-	@scripts/build-kernel.sh build/linux build/obj
+	@EXTRA_CONFIG= scripts/build-kernel.sh build/linux build/obj
 	@cp build/obj/arch/x86/boot/bzImage build/bzImage.tmp && \
 		mv build/bzImage.tmp build/bzImage
 
@@ -76,7 +76,7 @@ kernel: tree
 # exist there), for side-by-side runs: benchmarks, upstream's selftests.
 # Built from build/base itself, which kbuild's O= leaves untouched.
 kernel-base: tree
-	@scripts/build-kernel.sh build/base build/obj-base
+	@EXTRA_CONFIG= scripts/build-kernel.sh build/base build/obj-base
 	@cp build/obj-base/arch/x86/boot/bzImage build/bzImage-base.tmp && \
 		mv build/bzImage-base.tmp build/bzImage-base
 
