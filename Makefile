@@ -10,6 +10,10 @@ BASE_PKG         := linux-source-6.12
 BASE_PKG_VERSION := 6.12.118-1~deb12u1
 BASE_TARBALL     := /usr/src/$(BASE_PKG).tar.xz
 
+# make check-integration: Debian's systemd source package that
+# patches/systemd/series applies to.  Bump together with the patches.
+SYSTEMD_PKG_VERSION := 252.39-1~deb12u2
+
 # Everything the harness runs on the host.  python3 runs scripts/run-guest.py,
 # git lists the overlay files and exports the series.
 DEPS := $(BASE_PKG)=$(BASE_PKG_VERSION) qemu-system-x86 busybox-static \
@@ -41,7 +45,8 @@ GUEST_TIMEOUT ?= 900
 TEST_TIMEOUT  ?= 600
 BENCH_TIMEOUT ?= 3600
 
-export BASE_PKG BASE_PKG_VERSION BASE_TARBALL DEPS CRUN_VERSION TOOLS_DEPS
+export BASE_PKG BASE_PKG_VERSION BASE_TARBALL DEPS CRUN_VERSION TOOLS_DEPS \
+	SYSTEMD_PKG_VERSION
 export KERNEL_SRC SERIES OVERLAY QEMU_ACCEL GUEST_TIMEOUT TEST_TIMEOUT
 
 # deps must finish before kernel starts, even under make -j.
@@ -49,7 +54,9 @@ export KERNEL_SRC SERIES OVERLAY QEMU_ACCEL GUEST_TIMEOUT TEST_TIMEOUT
 
 .PHONY: all help deps tree kernel tests initramfs check demo check-tools \
 	bench bench-report series checkpatch \
-	series-buildcheck import-series kernel-base kernel-tools clean distclean
+	series-buildcheck import-series kernel-base kernel-tools \
+	kernel-integration systemd rootfs-integration check-integration \
+	clean distclean
 
 all: kernel
 
@@ -63,6 +70,8 @@ help:
 	@echo 'make demo               boot the kernel with a contained "container" (transcript)'
 	@echo 'make check-tools        cgroup-tools, runc, crun (Debian and patched) in the guest'
 	@echo 'make bench              benchmark patched against base: bench/results.md'
+	@echo 'make check-integration  patched systemd as PID 1 on a Debian rootfs: DentryMax='
+	@echo 'make systemd            Debian systemd + patches/systemd: build/systemd/dest'
 	@echo 'make series             export a git format-patch series into build/series/'
 	@echo 'make checkpatch         run checkpatch.pl --strict on build/series/'
 	@echo 'make series-buildcheck  build every commit of the exported series'
@@ -77,7 +86,7 @@ tree:
 	@scripts/prepare-tree.sh
 
 kernel: tree
-	@scripts/build-kernel.sh build/linux build/obj
+	@EXTRA_CONFIG= scripts/build-kernel.sh build/linux build/obj
 	@cp build/obj/arch/x86/boot/bzImage build/bzImage.tmp && \
 		mv build/bzImage.tmp build/bzImage
 
@@ -85,9 +94,17 @@ kernel: tree
 # exist there), for side-by-side runs: benchmarks, upstream's selftests.
 # Built from build/base itself, which kbuild's O= leaves untouched.
 kernel-base: tree
-	@scripts/build-kernel.sh build/base build/obj-base
+	@EXTRA_CONFIG= scripts/build-kernel.sh build/base build/obj-base
 	@cp build/obj-base/arch/x86/boot/bzImage build/bzImage-base.tmp && \
 		mv build/bzImage-base.tmp build/bzImage-base
+
+# The kernel of make check-integration: the same tree, plus what systemd
+# needs as PID 1 (config/integration.config), in its own obj dir.
+kernel-integration: tree
+	@EXTRA_CONFIG=config/integration.config \
+		scripts/build-kernel.sh build/linux build/obj-integration
+	@cp build/obj-integration/arch/x86/boot/bzImage build/bzImage-integration.tmp && \
+		mv build/bzImage-integration.tmp build/bzImage-integration
 
 tests: kernel
 	@scripts/build-tests.sh
@@ -101,7 +118,7 @@ check: deps kernel tests initramfs
 # The kernel of make check-tools: the same tree, plus config/tools.config
 # (what runc and crun need: eBPF device control, keyrings).
 kernel-tools: tree
-	@scripts/build-kernel.sh build/linux build/obj-tools config/tools.config
+	@EXTRA_CONFIG=config/tools.config scripts/build-kernel.sh build/linux build/obj-tools
 	@cp build/obj-tools/arch/x86/boot/bzImage build/bzImage-tools.tmp && \
 		mv build/bzImage-tools.tmp build/bzImage-tools
 
@@ -127,6 +144,18 @@ bench: deps kernel-base kernel
 bench-report:
 	@bench/run-bench.py --report
 
+# The systemd path (heavy, not part of make check): Debian's systemd with
+# patches/systemd, as PID 1 of a debootstrap root, on the kernel above plus
+# config/integration.config.  Needs root or sudo (debootstrap, chroot).
+systemd:
+	@scripts/build-systemd.sh
+
+rootfs-integration: systemd
+	@scripts/mk-integration-rootfs.sh
+
+check-integration: deps kernel-integration rootfs-integration
+	@scripts/check-integration.sh
+
 series: tree
 	@scripts/export-series.sh
 
@@ -140,13 +169,15 @@ series-buildcheck: series
 import-series:
 	@scripts/import-series.sh
 
-# Keeps build/base (slow to unpack) and the ccache.
+# Keeps build/base (slow to unpack), the ccache, and the slow parts of
+# check-integration: build/systemd and build/integration/debootstrap.
 clean:
 	rm -rf build/linux build/obj build/obj-series build/series build/series-git \
 		build/tests build/initramfs build/*.cpio build/*.img build/*.log \
 		build/bzImage build/obj-base build/bzImage-base build/demo \
 		build/obj-tools build/bzImage-tools build/tools build/bench \
-		build/bench-initramfs
+		build/bench-initramfs build/obj-integration build/bzImage-integration \
+		build/integration/root build/integration/*.img build/integration/*.log
 
 distclean:
 	rm -rf build

@@ -1,12 +1,18 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# build-kernel.sh SRC OBJ [FRAGMENT...]: configure (tinyconfig +
-# config/dentrymob.config + the extra fragments, e.g. config/tools.config for
-# make check-tools) and build SRC out of tree in OBJ, with ccache.
+# build-kernel.sh SRC OBJ: configure (tinyconfig + config/dentrymob.config
+# + the fragments in $EXTRA_CONFIG, in that order) and build SRC out of tree
+# in OBJ, with ccache.  EXTRA_CONFIG is a space-separated list of fragment
+# paths relative to the repository, e.g. EXTRA_CONFIG=config/debug.config;
+# empty (what make check uses) adds nothing.  A later fragment overrides an
+# earlier one, as in merge_config.sh.
 . "$(dirname "$0")/lib.sh"
 src=$(realpath "$1"); obj=$(realpath -m "$2")
-shift 2
-frags=("$REPO/config/dentrymob.config" "$@")
+frags=("$REPO/config/dentrymob.config")
+for f in ${EXTRA_CONFIG:-}; do
+	[ -f "$REPO/$f" ] || die "EXTRA_CONFIG: no such fragment: $f"
+	frags+=("$REPO/$f")
+done
 mkdir -p "$obj"
 
 sum() { sha1sum | cut -d' ' -f1; }
@@ -31,7 +37,10 @@ make_config() {
 		fi
 		grep -qxF -- "$line" "$obj/$new" ||
 			missing+=("$line (got: $(grep -E "^(# )?CONFIG_${sym}[= ]" "$obj/$new" || echo unset))")
-	done < <(cat "${frags[@]}" | grep -E '^CONFIG_[A-Za-z0-9_]+=')
+	done < <(grep -hE '^CONFIG_[A-Za-z0-9_]+=' "${frags[@]}" |
+		 awk -F= '{ v[$1] = $0; if (!($1 in o)) o[$1] = n++ }
+			  END { for (k in v) print o[k] "\t" v[k] }' |
+		 sort -n | cut -f2-)
 	if [ ${#missing[@]} -gt 0 ]; then
 		printf '  %s\n' "${missing[@]}" >&2
 		die "${frags[*]#"$REPO/"}: the options above did not survive olddefconfig (missing dependency?); see $obj/$new"

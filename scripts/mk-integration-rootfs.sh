@@ -1,0 +1,100 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# mk-integration-rootfs.sh: the root file system of make check-integration,
+# build/integration/root.img (ext4, made with mke2fs -d):
+#   build/integration/debootstrap   Debian bookworm, --variant=minbase, plus
+#                                   dbus (systemd-run --wait needs the bus),
+#                                   the libraries our systemd links with
+#                                   and busybox-static (the RootDirectory=
+#                                   test); made once, stamp .dentrymob-key
+#   build/systemd/dest              the patched systemd (build-systemd.sh),
+#                                   copied over it
+#   scripts/integration/            the test script and units
+# The archive is the one the machine's apt uses (the first "deb" entry for
+# bookworm in /etc/apt), or DEBIAN_MIRROR.  Needs root (or sudo).
+. "$(dirname "$0")/lib.sh"
+
+I=$B/integration
+suite=bookworm
+include=dbus,busybox-static,libcap2,libmount1,libcrypt1
+SUDO=
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+
+debian_mirror() {
+	local f
+	# deb822: the URIs of the first stanza of Types deb with the suite.
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -f "$f" ] || continue
+		awk -v suite="$suite" '
+			function flush() {
+				if (deb && has && uri != "") { print uri; found = 1; exit }
+				deb = 0; has = 0; uri = ""
+			}
+			/^[[:space:]]*$/ { flush(); next }
+			/^Types:/ { for (i = 2; i <= NF; i++) if ($i == "deb") deb = 1 }
+			/^URIs:/ { uri = $2 }
+			/^Suites:/ { for (i = 2; i <= NF; i++) if ($i == suite) has = 1 }
+			END { if (!found) flush() }' "$f"
+	done
+	# one-line format
+	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+		[ -f "$f" ] || continue
+		awk -v suite="$suite" '$1 == "deb" {
+			i = 2; if ($i ~ /^\[/) while ($i !~ /\]$/) i++
+			if ($i ~ /^\[/ || $i ~ /\]$/) i++
+			if ($(i + 1) == suite) print $i }' "$f"
+	done
+}
+
+# 1. debootstrap, once.
+key="$suite minbase $include"
+if [ "$(cat "$I/debootstrap/.dentrymob-key" 2>/dev/null)" != "$key" ]; then
+	command -v debootstrap >/dev/null || {
+		$SUDO apt-get install -y -q --no-install-recommends debootstrap ||
+			{ $SUDO apt-get update -q && $SUDO apt-get install -y -q --no-install-recommends debootstrap; }
+	}
+	mirror=${DEBIAN_MIRROR:-$(debian_mirror | head -n1)}
+	[ -n "$mirror" ] || die "no Debian archive for $suite in /etc/apt; set DEBIAN_MIRROR"
+	log "debootstrap $suite (minbase + $include) from $mirror"
+	$SUDO rm -rf "$I/debootstrap" "$I/debootstrap.tmp"
+	mkdir -p "$I"
+	$SUDO debootstrap --variant=minbase --include="$include" "$suite" \
+		"$I/debootstrap.tmp" "$mirror" >"$I/debootstrap.log" 2>&1 ||
+		{ tail -n 20 "$I/debootstrap.log" >&2; die "debootstrap failed: $I/debootstrap.log"; }
+	# The packages' caches are not needed in the guest.
+	$SUDO rm -rf "$I/debootstrap.tmp/var/cache/apt/archives/"*.deb
+	echo "$key" | $SUDO tee "$I/debootstrap.tmp/.dentrymob-key" >/dev/null
+	$SUDO mv "$I/debootstrap.tmp" "$I/debootstrap"
+fi
+
+# 2. Assemble: a copy of it, the patched systemd, the tests.
+[ -d "$B/systemd/dest/usr/lib/systemd" ] || die "build/systemd/dest is missing: run make systemd"
+log "assembling the root file system"
+R=$I/root
+$SUDO rm -rf "$R"
+$SUDO cp -a "$I/debootstrap" "$R"
+$SUDO rm -f "$R/.dentrymob-key"
+$SUDO cp -a "$B/systemd/dest/." "$R/"
+$SUDO chroot "$R" /sbin/ldconfig
+$SUDO install -m 0755 scripts/integration/dentry-itest "$R/usr/local/sbin/dentry-itest"
+$SUDO install -m 0644 scripts/integration/dentry-itest.service \
+	scripts/integration/dentry-rootdir.service "$R/etc/systemd/system/"
+$SUDO mkdir -p "$R/etc/systemd/system/multi-user.target.wants" \
+	"$R/etc/systemd/system/sockets.target.wants" "$R/srv/rd/bin"
+$SUDO ln -sf ../dentry-itest.service "$R/etc/systemd/system/multi-user.target.wants/"
+$SUDO ln -sf /usr/lib/systemd/system/dbus.socket "$R/etc/systemd/system/sockets.target.wants/"
+$SUDO ln -sf /usr/lib/systemd/system/multi-user.target "$R/etc/systemd/system/default.target"
+$SUDO cp "$R/bin/busybox" "$R/srv/rd/bin/busybox"
+# A fixed machine id: no first-boot logic (presets, firstboot) in the guest.
+echo 0123456789abcdef0123456789abcdef | $SUDO tee "$R/etc/machine-id" >/dev/null
+echo dentry-itest | $SUDO tee "$R/etc/hostname" >/dev/null
+printf '/dev/vda / ext4 rw,errors=remount-ro 0 1\n' | $SUDO tee "$R/etc/fstab" >/dev/null
+
+# 3. The image: a fresh ext4 with the tree in it.
+rm -f "$I/root.img.tmp"
+truncate -s 1G "$I/root.img.tmp"
+$SUDO mke2fs -q -t ext4 -F -L root -E lazy_itable_init=0,lazy_journal_init=0 \
+	-d "$R" "$I/root.img.tmp" 1G
+$SUDO chown "$(id -u):$(id -g)" "$I/root.img.tmp"
+mv "$I/root.img.tmp" "$I/root.img"
+log "root file system: $I/root.img"
