@@ -1,14 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # The benchmark suite, run as the guest's only program by /init
-# (DENTRYMOB_SUITE=/bench) on the patched and on the unpatched kernel.
+# (from /tests, where make bench packs it) on the patched and on the unpatched kernel.
 # Both kernels run the same steps on the same fresh filesystems, in the
 # same order; only the patched one binds directories to cgroups (and runs
 # the cases that need a mob at all).  bench/run-bench.py passes the sizes
 # on the kernel command line and reads the DBENCH lines back.
 set -eu
 
-B=/bench/dentrybench
+B=$(dirname "$0")/dentrybench
 S=${DENTRYMOB_SCRATCH:-/mnt/scratch}
 CG=/sys/fs/cgroup
 runs=${DENTRYBENCH_RUNS:-7}

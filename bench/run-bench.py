@@ -10,6 +10,7 @@ their ratios, and the targets of the benchmarks issue.
 
 Environment: BENCH_ROUNDS (1: boots per kernel, alternating base and
 patched), BENCH_MEM (2G), BENCH_SMP (2), BENCH_OUT (bench/results.md),
+BENCH_ICOUNT (shift=0,sleep=off: QEMU -icount, or off),
 DENTRYBENCH_* (sizes, passed to the guest; see bench/dentry_bench.sh),
 and run-guest.py's QEMU_ACCEL, GUEST_TIMEOUT, TEST_TIMEOUT, KERNEL_APPEND.
 """
@@ -40,6 +41,13 @@ MEM = os.environ.get('BENCH_MEM') or '2G'
 SMP = os.environ.get('BENCH_SMP') or '2'
 ROUNDS = int(os.environ.get('BENCH_ROUNDS') or 1)
 OUT = os.environ.get('BENCH_OUT') or os.path.join('bench', 'results.md')
+# QEMU's -icount: the guest's clock advances by 2^shift ns per emulated
+# instruction, so every time the guest measures is an instruction count,
+# immune to what else the host runs.  BENCH_ICOUNT=off measures wall time.
+ICOUNT = os.environ.get('BENCH_ICOUNT') or 'shift=0,sleep=off'
+if ICOUNT != 'off':
+    os.environ['QEMU_EXTRA'] = ('%s -icount %s' % (
+        os.environ.get('QEMU_EXTRA', ''), ICOUNT)).strip()
 SCRATCH_SIZE = '4G'    # 262144 inodes: room for the 100k pinned files
 SIZE_KEYS = ['DENTRYBENCH_RUNS', 'DENTRYBENCH_OPS', 'DENTRYBENCH_WALK_OPS',
              'DENTRYBENCH_FLOOD_OPS', 'DENTRYBENCH_HEADROOM',
@@ -251,9 +259,10 @@ def report(times):
     w('- base: Debian linux-source-6.12 %s (unpatched: `%s`, patched: `%s`),'
       ' both built from tinyconfig + config/dentrymob.config' %
       (base_ver, rel['base'], rel['patched']))
-    w('- guest: QEMU %s, `-smp %s -m %s`, the same for both kernels; '
+    w('- guest: QEMU %s, `-smp %s -m %s%s`, the same for both kernels; '
       '%d boot(s) of each, alternating base and patched; kernel command '
       'line `%s`' % (os.environ.get('QEMU_ACCEL') or 'tcg', SMP, MEM,
+                     '' if ICOUNT == 'off' else ' -icount ' + ICOUNT,
                      nboots['patched'], cmdline))
     w('- host: %d CPUs, shared with other jobs while this ran' %
       os.cpu_count())
@@ -272,6 +281,15 @@ def report(times):
       'runs, and the *A/A* lines compare the unpatched kernel with itself '
       '(the same operation in two directories), which shows how small a '
       'difference this run can resolve.')
+    if ICOUNT != 'off':
+        w('')
+        w('**Times are instruction counts.** With `-icount %s` QEMU advances '
+          'the guest\'s clock by a fixed amount per emulated instruction, so '
+          'each "ns" above is a count of guest instructions (times a '
+          'constant), whatever else the host is doing: repeated runs of one '
+          'kernel agree closely, which the A/A lines show. What this '
+          'measures is the extra code the patch runs, not cache or lock '
+          'effects, which need real hardware.' % ICOUNT)
     w('')
 
     # ---- 1, 2, 4

@@ -62,7 +62,8 @@ def qemu_command(kernel, initrd, console, scratch, mem=None, smp='2',
            '-serial', 'file:' + console]
     if accel == 'kvm':
         cmd[3:3] = ['-cpu', 'host']
-    return cmd
+    # e.g. make bench's "-icount shift=0,sleep=off"
+    return cmd + os.environ.get('QEMU_EXTRA', '').split()
 
 
 def make_scratch(scratch, size):
