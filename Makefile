@@ -22,21 +22,25 @@ DEPS := $(BASE_PKG)=$(BASE_PKG_VERSION) qemu-system-x86 busybox-static \
 #   OVERLAY="dirs"     repo paths copied into the tree (empty: none)
 #   QEMU_ACCEL=kvm     boot with KVM instead of TCG
 #   GUEST_TIMEOUT=s    whole-guest timeout, TEST_TIMEOUT=s per test binary
+#   GUEST_ENV="N=V .." environment for the guest's tests (kernel command line)
 KERNEL_SRC    ?=
 SERIES        ?= patches/series
 OVERLAY       ?= kernel fs include Documentation tools
 QEMU_ACCEL    ?= tcg
 GUEST_TIMEOUT ?= 900
 TEST_TIMEOUT  ?= 600
+DEBUG_GUEST_TIMEOUT ?= 2400
+GUEST_ENV     ?=
 
 export BASE_PKG BASE_PKG_VERSION BASE_TARBALL DEPS
-export KERNEL_SRC SERIES OVERLAY QEMU_ACCEL GUEST_TIMEOUT TEST_TIMEOUT
+export KERNEL_SRC SERIES OVERLAY QEMU_ACCEL GUEST_TIMEOUT TEST_TIMEOUT GUEST_ENV
 
 # deps must finish before kernel starts, even under make -j.
 .NOTPARALLEL:
 
 .PHONY: all help deps tree kernel tests initramfs check series checkpatch \
-	series-buildcheck import-series kernel-base clean distclean
+	series-buildcheck import-series kernel-base kernel-debug check-debug \
+	clean distclean
 
 all: kernel
 
@@ -47,6 +51,8 @@ help:
 	@echo 'make kernel-base        the unpatched base, same config: build/bzImage-base'
 	@echo 'make tests / initramfs  build the selftests / pack build/initramfs.cpio'
 	@echo 'make check              build the kernel and selftests, boot them in QEMU'
+	@echo 'make kernel-debug       the series with config/debug.config: build/bzImage-debug'
+	@echo 'make check-debug        every selftest on the debug kernel (KASAN, lockdep, ...)'
 	@echo 'make series             export a git format-patch series into build/series/'
 	@echo 'make checkpatch         run checkpatch.pl --strict on build/series/'
 	@echo 'make series-buildcheck  build every commit of the exported series'
@@ -73,6 +79,14 @@ kernel-base: tree
 	@cp build/obj-base/arch/x86/boot/bzImage build/bzImage-base.tmp && \
 		mv build/bzImage-base.tmp build/bzImage-base
 
+# The same series with the debug fragment (KASAN, lockdep, kmemleak...), in
+# its own obj dir so that make check's objects stay as they are.
+kernel-debug: tree
+	@EXTRA_CONFIG=config/debug.config \
+		scripts/build-kernel.sh build/linux build/obj-debug
+	@cp build/obj-debug/arch/x86/boot/bzImage build/bzImage-debug.tmp && \
+		mv build/bzImage-debug.tmp build/bzImage-debug
+
 tests: kernel
 	@scripts/build-tests.sh
 
@@ -81,6 +95,15 @@ initramfs: tests
 
 check: deps kernel tests initramfs
 	@scripts/run-guest.py
+
+# The debug kernel is 10-30 times slower under TCG: longer timeouts.  Its
+# struct dentry is larger (lockdep maps in d_lock and d_seq): the layout
+# test gets the size this build really has, from its own compiler.
+check-debug: deps kernel-debug tests initramfs
+	@GUEST_KERNEL=build/bzImage-debug GUEST_LOG=console-debug \
+		GUEST_TIMEOUT=$(DEBUG_GUEST_TIMEOUT) \
+		GUEST_ENV="DENTRYMOB_DENTRY_SIZE=$$(scripts/dentry-size.sh build/obj-debug) $(GUEST_ENV)" \
+		scripts/run-guest.py
 
 series: tree
 	@scripts/export-series.sh
@@ -99,7 +122,8 @@ import-series:
 clean:
 	rm -rf build/linux build/obj build/obj-series build/series build/series-git \
 		build/tests build/initramfs build/*.cpio build/*.img build/*.log \
-		build/bzImage build/obj-base build/bzImage-base
+		build/bzImage build/obj-base build/bzImage-base \
+		build/obj-debug build/bzImage-debug
 
 distclean:
 	rm -rf build

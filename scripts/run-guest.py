@@ -8,7 +8,10 @@ code.  The last line printed is always "N passed, N failed[, N skipped]".
   scripts/run-guest.py --parse LOG     only report on an existing console log
 
 Environment: QEMU_ACCEL (tcg), GUEST_TIMEOUT (900 s, whole guest),
-TEST_TIMEOUT (600 s, per test binary), KERNEL_APPEND (extra command line).
+TEST_TIMEOUT (600 s, per test binary), KERNEL_APPEND (extra command line),
+GUEST_KERNEL (build/bzImage), GUEST_LOG (console: build/$GUEST_LOG.log, the
+scratch disk and QEMU's own log are named after it too), GUEST_ENV
+("NAME=VALUE ...": environment of the tests, through the command line).
 """
 import os
 import re
@@ -18,7 +21,8 @@ import time
 
 B = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'build')
 B = os.path.relpath(B)
-CONSOLE = os.path.join(B, 'console.log')
+LOGNAME = os.environ.get('GUEST_LOG') or 'console'
+CONSOLE = os.path.join(B, LOGNAME + '.log')
 
 # With CONFIG_PRINTK_TIME every kernel record starts with "[ secs.usecs]".
 # The serial driver prints a record in one go, but the tests' output may be
@@ -31,7 +35,18 @@ SPLATS = re.compile('|'.join([
     r'Busy inodes after unmount', r'list_add corruption',
     r'list_del corruption', r'soft lockup', r'hard LOCKUP',
     r'rcu.*detected stall',
+    # lockdep (its reports start with WARNING: too, but not all of them)
+    r'inconsistent lock state', r'possible recursive locking',
+    r'possible irq lock inversion', r'suspicious RCU usage',
+    r'lock held when returning to user space', r'DEBUG_LOCKS_WARN_ON',
+    r'INFO: lockdep is turned off', r'circular locking dependency',
+    # debugobjects, slab and list debugging
+    r'ODEBUG:', r'refcount_t:', r'unreferenced object 0x',
 ]))
+# /init prints kmemleak's report between these markers: any object in it
+# is a leak (a boot-time one is cleared before the first test).
+KMEMLEAK = re.compile(r'DENTRYMOB-KMEMLEAK-BEGIN\n(.*?)DENTRYMOB-KMEMLEAK-END',
+                      re.S)
 TAP = re.compile(r'^(not ok|ok)\b *(\d*) *-? *([^#]*?) *(?:# *(\S+) *(.*))?$')
 KSFT_SKIP = 4
 
@@ -41,7 +56,11 @@ def boot():
     for f in ('bzImage', 'initramfs.cpio'):
         if not os.path.exists(os.path.join(B, f)):
             return ['build/%s is missing (run make kernel initramfs)' % f]
-    scratch = os.path.join(B, 'scratch.img')
+    kernel = os.environ.get('GUEST_KERNEL') or os.path.join(B, 'bzImage')
+    if not os.path.exists(kernel):
+        return ['%s is missing' % kernel]
+    scratch = os.path.join(B, LOGNAME + '-scratch.img'
+                           if LOGNAME != 'console' else 'scratch.img')
     open(scratch, 'wb').close()     # empty, so mke2fs makes it anew
     # Fresh every run; itable/journal zeroed now, not by the guest's
     # ext4lazyinit thread in the middle of the tests.
@@ -52,12 +71,14 @@ def boot():
     accel = os.environ.get('QEMU_ACCEL') or 'tcg'
     timeout = int(os.environ.get('GUEST_TIMEOUT') or 900)
     append = ('console=ttyS0 loglevel=5 panic=-1 oops=panic '
-              'DENTRYMOB_TEST_TIMEOUT=%s %s' %
+              'DENTRYMOB_TEST_TIMEOUT=%s %s %s' %
               (os.environ.get('TEST_TIMEOUT') or 600,
+               os.environ.get('GUEST_ENV', ''),
                os.environ.get('KERNEL_APPEND', ''))).strip()
+    append = re.sub(r' +', ' ', append)
     cmd = ['qemu-system-x86_64', '-accel', accel, '-m', '1G', '-smp', '2',
            '-nodefaults', '-display', 'none', '-no-reboot',
-           '-kernel', os.path.join(B, 'bzImage'),
+           '-kernel', kernel,
            '-initrd', os.path.join(B, 'initramfs.cpio'),
            '-append', append,
            '-drive', 'file=%s,format=raw,if=virtio,cache=unsafe' % scratch,
@@ -69,7 +90,9 @@ def boot():
     print('==> booting the guest (%s, timeout %d s), console: %s'
           % (accel, timeout, CONSOLE), flush=True)
     start = time.time()
-    qlog = open(os.path.join(B, 'qemu.log'), 'w')
+    qlogname = os.path.join(B, 'qemu.log' if LOGNAME == 'console'
+                            else LOGNAME + '-qemu.log')
+    qlog = open(qlogname, 'w')
     q = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=qlog,
                          stderr=subprocess.STDOUT)
     seen = 0
@@ -85,7 +108,7 @@ def boot():
     if q.returncode != 0:
         qlog.close()
         return ['qemu exited with %d: %s' % (q.returncode,
-                open(os.path.join(B, 'qemu.log')).read().strip())]
+                open(qlogname).read().strip())]
     return []
 
 
@@ -186,6 +209,11 @@ def report(expected, problems):
     splats = list(dict.fromkeys(k for k in klines if SPLATS.search(k)))
     if splats:
         problems.append('kernel splat:\n    ' + '\n    '.join(splats[:40]))
+    for m in KMEMLEAK.finditer(KLINE.sub('', text)):
+        leak = [x for x in m.group(1).split('\n') if x.strip()]
+        if leak:
+            problems.append('kmemleak report:\n    ' +
+                            '\n    '.join(leak[:40]))
     for p in problems:
         print('guest: FAIL %s' % p)
         nfail += 1
