@@ -30,6 +30,7 @@ QEMU_ACCEL    ?= tcg
 GUEST_TIMEOUT ?= 900
 TEST_TIMEOUT  ?= 600
 DEBUG_GUEST_TIMEOUT ?= 2400
+UPSTREAM_GUEST_TIMEOUT ?= 1800
 GUEST_ENV     ?=
 
 export BASE_PKG BASE_PKG_VERSION BASE_TARBALL DEPS
@@ -40,6 +41,7 @@ export KERNEL_SRC SERIES OVERLAY QEMU_ACCEL GUEST_TIMEOUT TEST_TIMEOUT GUEST_ENV
 
 .PHONY: all help deps tree kernel tests initramfs check series checkpatch \
 	series-buildcheck import-series kernel-base kernel-debug check-debug \
+	check-upstream \
 	clean distclean
 
 all: kernel
@@ -53,6 +55,7 @@ help:
 	@echo 'make check              build the kernel and selftests, boot them in QEMU'
 	@echo 'make kernel-debug       the series with config/debug.config: build/bzImage-debug'
 	@echo 'make check-debug        every selftest on the debug kernel (KASAN, lockdep, ...)'
+	@echo 'make check-upstream     upstream cgroup/filesystems selftests: base vs patched'
 	@echo 'make series             export a git format-patch series into build/series/'
 	@echo 'make checkpatch         run checkpatch.pl --strict on build/series/'
 	@echo 'make series-buildcheck  build every commit of the exported series'
@@ -105,6 +108,10 @@ check-debug: deps kernel-debug tests initramfs
 		GUEST_ENV="DENTRYMOB_DENTRY_SIZE=$$(scripts/dentry-size.sh build/obj-debug) $(GUEST_ENV)" \
 		scripts/run-guest.py
 
+# Upstream's cgroup and filesystems selftests on both kernels, compared.
+check-upstream: deps kernel kernel-base tests
+	@GUEST_TIMEOUT=$(UPSTREAM_GUEST_TIMEOUT) scripts/check-upstream.sh
+
 series: tree
 	@scripts/export-series.sh
 
@@ -123,7 +130,8 @@ clean:
 	rm -rf build/linux build/obj build/obj-series build/series build/series-git \
 		build/tests build/initramfs build/*.cpio build/*.img build/*.log \
 		build/bzImage build/obj-base build/bzImage-base \
-		build/obj-debug build/bzImage-debug
+		build/obj-debug build/bzImage-debug build/upstream-tests \
+		build/initramfs-upstream build/upstream-*
 
 distclean:
 	rm -rf build

@@ -11,8 +11,11 @@ Environment: QEMU_ACCEL (tcg), GUEST_TIMEOUT (900 s, whole guest),
 TEST_TIMEOUT (600 s, per test binary), KERNEL_APPEND (extra command line),
 GUEST_KERNEL (build/bzImage), GUEST_LOG (console: build/$GUEST_LOG.log, the
 scratch disk and QEMU's own log are named after it too), GUEST_ENV
-("NAME=VALUE ...": environment of the tests, through the command line).
+("NAME=VALUE ...": environment of the tests, through the command line),
+GUEST_INITRD (build/initramfs.cpio) and GUEST_TESTS (build/tests: the test
+names to expect), GUEST_RESULTS (write every result to this JSON file).
 """
+import json
 import os
 import re
 import subprocess
@@ -53,12 +56,11 @@ KSFT_SKIP = 4
 
 def boot():
     """Run QEMU; return a list of guest-level problems."""
-    for f in ('bzImage', 'initramfs.cpio'):
-        if not os.path.exists(os.path.join(B, f)):
-            return ['build/%s is missing (run make kernel initramfs)' % f]
     kernel = os.environ.get('GUEST_KERNEL') or os.path.join(B, 'bzImage')
-    if not os.path.exists(kernel):
-        return ['%s is missing' % kernel]
+    initrd = os.environ.get('GUEST_INITRD') or os.path.join(B, 'initramfs.cpio')
+    for f in (kernel, initrd):
+        if not os.path.exists(f):
+            return ['%s is missing (run make kernel initramfs)' % f]
     scratch = os.path.join(B, LOGNAME + '-scratch.img'
                            if LOGNAME != 'console' else 'scratch.img')
     open(scratch, 'wb').close()     # empty, so mke2fs makes it anew
@@ -79,7 +81,7 @@ def boot():
     cmd = ['qemu-system-x86_64', '-accel', accel, '-m', '1G', '-smp', '2',
            '-nodefaults', '-display', 'none', '-no-reboot',
            '-kernel', kernel,
-           '-initrd', os.path.join(B, 'initramfs.cpio'),
+           '-initrd', initrd,
            '-append', append,
            '-drive', 'file=%s,format=raw,if=virtio,cache=unsafe' % scratch,
            '-serial', 'file:' + CONSOLE]
@@ -165,6 +167,7 @@ def report(expected, problems):
                 cur['log'].append(line)
 
     npass = nfail = nskip = 0
+    results = {}
     for name in order + [n for n in expected if n not in bins]:
         b = bins.get(name)
         print('%s:' % name)
@@ -173,8 +176,11 @@ def report(expected, problems):
             bad.append('never started')
             b = {'plan': None, 'res': [], 'rc': 0, 'log': []}
         failed = False
+        res = results[name] = {'tests': [], 'problems': bad}
         for st, num, desc, directive, why, log in b['res']:
             directive = (directive or '').upper()
+            res['tests'].append([desc, 'SKIP' if directive == 'SKIP' else
+                                 'XFAIL' if directive == 'XFAIL' else st])
             print('  %s %s %s%s' % (st, num, desc,
                                     ' # %s %s' % (directive, why) if directive else ''))
             if directive == 'SKIP':
@@ -197,6 +203,7 @@ def report(expected, problems):
             bad.append('no TAP plan')
         elif b['plan'] is not None and b['plan'] != len(b['res']):
             bad.append('plan says %d tests, %d reported' % (b['plan'], len(b['res'])))
+        res['rc'] = b['rc']
         if bad:
             print('  FAIL %s: %s' % (name, '; '.join(bad)))
             nfail += 1
@@ -217,6 +224,9 @@ def report(expected, problems):
     for p in problems:
         print('guest: FAIL %s' % p)
         nfail += 1
+    if os.environ.get('GUEST_RESULTS'):
+        with open(os.environ['GUEST_RESULTS'], 'w') as f:
+            json.dump({'binaries': results, 'guest': problems}, f, indent=1)
     if problems:
         print('---- last lines of %s ----' % CONSOLE)
         print('\n'.join(text.rstrip('\n').split('\n')[-30:]))
@@ -233,7 +243,7 @@ def main():
     if sys.argv[1:2] == ['--parse']:
         CONSOLE = sys.argv[2]
         return report([], [])
-    tdir = os.path.join(B, 'tests')
+    tdir = os.environ.get('GUEST_TESTS') or os.path.join(B, 'tests')
     # Same rule as scripts/guest-init: other files are helpers.
     expected = sorted(f for f in os.listdir(tdir)
                       if f.endswith(('_test', '_test.sh'))) \
