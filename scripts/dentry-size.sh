@@ -13,6 +13,7 @@ cmdf=$obj/fs/.dcache.o.cmd
 # "savedcmd_fs/dcache.o := CC FLAGS -c -o fs/dcache.o SRC/fs/dcache.c[; objtool]"
 cmd=$(sed -n 's|^savedcmd_fs/dcache\.o := ||p' "$cmdf")
 cmd=${cmd%%;*}
+cmd=$(printf '%s' "$cmd" | sed 's/[[:space:]]*$//')
 case $cmd in
 *" -c -o fs/dcache.o "*fs/dcache.c) ;;
 *) die "unexpected command line for fs/dcache.o in $cmdf" ;;

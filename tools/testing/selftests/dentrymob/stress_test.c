@@ -59,7 +59,7 @@ static const char * const dirs[NR_DIRS] = { "r0", "r1", "r2", "u", "m" };
 
 /* Shared with the workers: what they did, and what went wrong. */
 struct stress_shared {
-	volatile int stop;
+	int stop;		/* read with stopped() */
 	long ops[MAX_WORKERS];
 	int nbad;
 	char bad[MAX_BAD][DM_PATH + 64];
@@ -76,6 +76,11 @@ struct stress {
 	struct stress_shared *sh;
 	int seconds;
 };
+
+static bool stopped(struct stress *s)
+{
+	return __atomic_load_n(&s->sh->stop, __ATOMIC_RELAXED);
+}
 
 static unsigned int rnd(unsigned int *seed)
 {
@@ -177,7 +182,7 @@ static int churn_worker(struct stress *s, int id)
 	long ops = 0;
 	int fd, ret;
 
-	while (!s->sh->stop) {
+	while (!stopped(s)) {
 		rand_path(s, &seed, a, true);
 		switch (rnd(&seed) % 10) {
 		case 0:
@@ -243,7 +248,7 @@ static int bind_worker(struct stress *s, int id)
 	long ops = 0;
 	int ret;
 
-	while (!s->sh->stop) {
+	while (!stopped(s)) {
 		const char *cg = s->cg[rnd(&seed) % NR_CGS];
 
 		rand_path(s, &seed, path, false);
@@ -279,7 +284,7 @@ static int limit_worker(struct stress *s, int id)
 	long ops = 0;
 	int ret;
 
-	while (!s->sh->stop) {
+	while (!stopped(s)) {
 		const char *cg = s->cg[rnd(&seed) % NR_CGS];
 
 		if (rnd(&seed) % 4)
@@ -310,7 +315,7 @@ static int cgroup_worker(struct stress *s, int id)
 	int n = 0, ret;
 
 	dm_join(zk, s->cg[3], "k");
-	while (!s->sh->stop) {
+	while (!stopped(s)) {
 		if (rnd(&seed) % 2) {
 			dm_name(cg, s->cg[0], "g", n++);
 			if (mkdir(cg, 0755)) {
@@ -365,7 +370,7 @@ static int mount_worker(struct stress *s, int id)
 	int err;
 
 	dm_join(m, s->top[0], "m");
-	while (!s->sh->stop) {
+	while (!stopped(s)) {
 		if (rnd(&seed) % 4) {
 			/* a fresh tmpfs inside (maybe) a mob joins it */
 			mkdir(m, 0755);
@@ -412,7 +417,7 @@ static int reader_worker(struct stress *s, int id)
 	long ops = 0;
 	ssize_t ret;
 
-	while (!s->sh->stop) {
+	while (!stopped(s)) {
 		const char *cg = s->cg[rnd(&seed) % NR_CGS];
 		const char *f = files[rnd(&seed) % ARRAY_SIZE(files)];
 
@@ -445,13 +450,14 @@ static void read_roots(struct __test_metadata *_metadata, struct stress *s,
 {
 	char buf[DM_BUF], path[DM_PATH], *line, *save;
 	unsigned int ma, mi;
-	int i, t;
+	int i, t, n;
 
 	for (i = 0; i < NR_CGS; i++) {
 		ASSERT_LE(0, dm_roots(s->cg[i], buf, sizeof(buf)));
 		for (line = strtok_r(buf, "\n", &save); line;
 		     line = strtok_r(NULL, "\n", &save)) {
-			ASSERT_EQ(3, sscanf(line, "%u:%u %511s", &ma, &mi, path));
+			n = sscanf(line, "%u:%u %511s", &ma, &mi, path);
+			ASSERT_EQ(3, n);
 			ASSERT_LT(rc->nroots, MAX_ROOTS);
 			for (t = 0; t < NR_TOPS; t++)
 				if (makedev(ma, mi) == s->dev[t])
@@ -794,7 +800,7 @@ static void race(struct __test_metadata *_metadata, int seconds)
 
 	setup(_metadata, &s);
 	s.seconds = seconds;
-	TH_LOG("%zu processes race for %d s", ARRAY_SIZE(workers), s.seconds);
+	TH_LOG("%zu processes, %d s", ARRAY_SIZE(workers), s.seconds);
 	fflush(NULL);
 	for (i = 0; i < ARRAY_SIZE(workers); i++) {
 		pids[i] = fork();
@@ -803,7 +809,7 @@ static void race(struct __test_metadata *_metadata, int seconds)
 			_exit(drop_dac() ? 100 : workers[i](&s, i));
 	}
 	sleep(s.seconds);
-	s.sh->stop = 1;
+	__atomic_store_n(&s.sh->stop, 1, __ATOMIC_RELAXED);
 	for (i = 0; i < ARRAY_SIZE(workers); i++) {
 		ASSERT_EQ(pids[i], waitpid(pids[i], &status, 0));
 		EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status)) {
