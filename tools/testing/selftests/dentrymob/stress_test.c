@@ -29,11 +29,12 @@
  *    (tmpfs pins them; on ext4 the lookup makes them); each is owned by
  *    the nearest bound root above it, as dentry.root lists them, and
  *    charged to that cgroup and its ancestors;
- *  - once everything is torn down, nothing is leaked: the dentry slab's
- *    active objects return exactly to their baseline after drop_caches,
- *    and nr_dentry of /proc/sys/fs/dentry-state to within one (see
- *    leak_check()); the baseline is taken after a first, short race, so
- *    that what the kernel creates once and keeps is in it;
+ *  - once everything is torn down, nothing is leaked: nr_dentry of
+ *    /proc/sys/fs/dentry-state returns to its baseline within one, and
+ *    the dentry slab's active objects within one slab per CPU, after
+ *    drop_caches (see leak_check() for why); the baseline is taken after
+ *    a first, short race, so that what the kernel creates once and keeps
+ *    is in it;
  *  - the host fails the run on any kernel splat, and a debug kernel
  *    (make check-debug) adds KASAN, lockdep and kmemleak to that.
  */
@@ -654,9 +655,8 @@ static void quiet_counts(struct __test_metadata *_metadata, long *nr,
 }
 
 /*
- * Back at the baseline, exactly: every dentry the test made is gone.  The
- * slab's active objects are polled, as freed dentries go back to the slab
- * only after an RCU grace period.
+ * Back at the baseline: every dentry the test made is gone.  Polled, as
+ * freed dentries go back to the slab only after an RCU grace period.
  */
 static void leak_check(struct __test_metadata *_metadata, long base_nr,
 		       long base_slab)
@@ -679,7 +679,13 @@ static void leak_check(struct __test_metadata *_metadata, long base_nr,
 	 * leaked root, subtree or mob shows in the exact checks before.
 	 */
 	EXPECT_GE(1, labs(base_nr - nr));
-	EXPECT_EQ(base_slab, slab);
+	/*
+	 * The slab count was seen one slab's worth (21 objects) off in
+	 * leak-free runs: a CPU may take a slab again between the shrink
+	 * and the read, and its free objects then count as active.  Allow
+	 * one slab per CPU.
+	 */
+	EXPECT_GE(21 * sysconf(_SC_NPROCESSORS_ONLN), labs(base_slab - slab));
 }
 
 /* ---------------------------------------------------------------------- */
