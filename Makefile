@@ -37,6 +37,7 @@ TOOLS_DEPS := runc=$(RUNC_VERSION) crun=$(CRUN_VERSION) \
 #   QEMU_ACCEL=kvm     boot with KVM instead of TCG
 #   GUEST_TIMEOUT=s    whole-guest timeout, TEST_TIMEOUT=s per test binary
 #   BENCH_TIMEOUT=s    both, for each guest of make bench
+#   GUEST_ENV="N=V .." environment for the guest's tests (kernel command line)
 KERNEL_SRC    ?=
 SERIES        ?= patches/series
 OVERLAY       ?= kernel fs include Documentation tools
@@ -44,10 +45,13 @@ QEMU_ACCEL    ?= tcg
 GUEST_TIMEOUT ?= 900
 TEST_TIMEOUT  ?= 600
 BENCH_TIMEOUT ?= 3600
+DEBUG_GUEST_TIMEOUT ?= 2400
+UPSTREAM_GUEST_TIMEOUT ?= 1800
+GUEST_ENV     ?=
 
 export BASE_PKG BASE_PKG_VERSION BASE_TARBALL DEPS CRUN_VERSION TOOLS_DEPS \
 	SYSTEMD_PKG_VERSION
-export KERNEL_SRC SERIES OVERLAY QEMU_ACCEL GUEST_TIMEOUT TEST_TIMEOUT
+export KERNEL_SRC SERIES OVERLAY QEMU_ACCEL GUEST_TIMEOUT TEST_TIMEOUT GUEST_ENV
 
 # deps must finish before kernel starts, even under make -j.
 .NOTPARALLEL:
@@ -56,6 +60,7 @@ export KERNEL_SRC SERIES OVERLAY QEMU_ACCEL GUEST_TIMEOUT TEST_TIMEOUT
 	bench bench-report series checkpatch \
 	series-buildcheck import-series kernel-base kernel-tools \
 	kernel-integration systemd rootfs-integration check-integration \
+	kernel-debug check-debug check-upstream \
 	clean distclean
 
 all: kernel
@@ -72,6 +77,9 @@ help:
 	@echo 'make bench              benchmark patched against base: bench/results.md'
 	@echo 'make check-integration  patched systemd as PID 1 on a Debian rootfs: DentryMax='
 	@echo 'make systemd            Debian systemd + patches/systemd: build/systemd/dest'
+	@echo 'make kernel-debug       the series with config/debug.config: build/bzImage-debug'
+	@echo 'make check-debug        every selftest on the debug kernel (KASAN, lockdep, ...)'
+	@echo 'make check-upstream     upstream cgroup/filesystems selftests: base vs patched'
 	@echo 'make series             export a git format-patch series into build/series/'
 	@echo 'make checkpatch         run checkpatch.pl --strict on build/series/'
 	@echo 'make series-buildcheck  build every commit of the exported series'
@@ -105,6 +113,14 @@ kernel-integration: tree
 		scripts/build-kernel.sh build/linux build/obj-integration
 	@cp build/obj-integration/arch/x86/boot/bzImage build/bzImage-integration.tmp && \
 		mv build/bzImage-integration.tmp build/bzImage-integration
+
+# The same series with the debug fragment (KASAN, lockdep, kmemleak...), in
+# its own obj dir so that make check's objects stay as they are.
+kernel-debug: tree
+	@EXTRA_CONFIG=config/debug.config \
+		scripts/build-kernel.sh build/linux build/obj-debug
+	@cp build/obj-debug/arch/x86/boot/bzImage build/bzImage-debug.tmp && \
+		mv build/bzImage-debug.tmp build/bzImage-debug
 
 tests: kernel
 	@scripts/build-tests.sh
@@ -156,6 +172,19 @@ rootfs-integration: systemd
 check-integration: deps kernel-integration rootfs-integration
 	@scripts/check-integration.sh
 
+# The debug kernel is 10-30 times slower under TCG: longer timeouts.  Its
+# struct dentry is larger (lockdep maps in d_lock and d_seq): the layout
+# test gets the size this build really has, from its own compiler.
+check-debug: deps kernel-debug tests initramfs
+	@GUEST_KERNEL=build/bzImage-debug GUEST_LOG=console-debug \
+		GUEST_TIMEOUT=$(DEBUG_GUEST_TIMEOUT) \
+		GUEST_ENV="DENTRYMOB_DENTRY_SIZE=$$(scripts/dentry-size.sh build/obj-debug) $(GUEST_ENV)" \
+		scripts/run-guest.py
+
+# Upstream's cgroup and filesystems selftests on both kernels, compared.
+check-upstream: deps kernel kernel-base tests
+	@GUEST_TIMEOUT=$(UPSTREAM_GUEST_TIMEOUT) scripts/check-upstream.sh
+
 series: tree
 	@scripts/export-series.sh
 
@@ -177,7 +206,9 @@ clean:
 		build/bzImage build/obj-base build/bzImage-base build/demo \
 		build/obj-tools build/bzImage-tools build/tools build/bench \
 		build/bench-initramfs build/obj-integration build/bzImage-integration \
-		build/integration/root build/integration/*.img build/integration/*.log
+		build/integration/root build/integration/*.img build/integration/*.log \
+		build/obj-debug build/bzImage-debug build/upstream-tests \
+		build/initramfs-upstream build/upstream-*
 
 distclean:
 	rm -rf build

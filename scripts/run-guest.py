@@ -8,13 +8,18 @@ code.  The last line printed is always "N passed, N failed[, N skipped]".
   scripts/run-guest.py --parse LOG     only report on an existing console log
 
 Environment: QEMU_ACCEL (tcg), GUEST_TIMEOUT (900 s, whole guest),
-TEST_TIMEOUT (600 s, per test binary), KERNEL_APPEND (extra command line).
-Other targets than make check (make demo, make check-tools) boot other
-files with the same checks: GUEST_KERNEL (build/bzImage), GUEST_INITRAMFS
-(build/initramfs.cpio), GUEST_TESTS (build/tests: the tests expected to
-run), GUEST_CONSOLE (build/console.log), GUEST_MEM (1G), and GUEST_SHOW=1
-prints the guest's own output (not the kernel's) as it comes.
+TEST_TIMEOUT (600 s, per test binary), KERNEL_APPEND (extra command line),
+GUEST_ENV ("NAME=VALUE ...": environment of the tests, through the command
+line), GUEST_RESULTS (write every result to this JSON file).
+Other targets than make check (make demo, check-tools, check-debug,
+check-upstream) boot other files with the same checks: GUEST_KERNEL
+(build/bzImage), GUEST_INITRAMFS or GUEST_INITRD (build/initramfs.cpio),
+GUEST_TESTS (build/tests: the tests expected to run), GUEST_LOG (console:
+build/$GUEST_LOG.log; the scratch disk and QEMU's own log are named after
+it too) or GUEST_CONSOLE (a path), GUEST_MEM (1G), and GUEST_SHOW=1 prints
+the guest's own output (not the kernel's) as it comes.
 """
+import json
 import os
 import re
 import subprocess
@@ -23,9 +28,11 @@ import time
 
 B = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'build')
 B = os.path.relpath(B)
-CONSOLE = os.environ.get('GUEST_CONSOLE') or os.path.join(B, 'console.log')
+LOGNAME = os.environ.get('GUEST_LOG') or 'console'
+CONSOLE = os.environ.get('GUEST_CONSOLE') or os.path.join(B, LOGNAME + '.log')
 KERNEL = os.environ.get('GUEST_KERNEL') or os.path.join(B, 'bzImage')
-INITRAMFS = os.environ.get('GUEST_INITRAMFS') or os.path.join(B, 'initramfs.cpio')
+INITRAMFS = (os.environ.get('GUEST_INITRAMFS') or os.environ.get('GUEST_INITRD')
+             or os.path.join(B, 'initramfs.cpio'))
 TESTS = os.environ.get('GUEST_TESTS') or os.path.join(B, 'tests')
 SHOW = os.environ.get('GUEST_SHOW') == '1'
 
@@ -40,7 +47,18 @@ SPLATS = re.compile('|'.join([
     r'Busy inodes after unmount', r'list_add corruption',
     r'list_del corruption', r'soft lockup', r'hard LOCKUP',
     r'rcu.*detected stall',
+    # lockdep (its reports start with WARNING: too, but not all of them)
+    r'inconsistent lock state', r'possible recursive locking',
+    r'possible irq lock inversion', r'suspicious RCU usage',
+    r'lock held when returning to user space', r'DEBUG_LOCKS_WARN_ON',
+    r'INFO: lockdep is turned off', r'circular locking dependency',
+    # debugobjects, slab and list debugging
+    r'ODEBUG:', r'refcount_t:', r'unreferenced object 0x',
 ]))
+# /init prints kmemleak's report between these markers: any object in it
+# is a leak (a boot-time one is cleared before the first test).
+KMEMLEAK = re.compile(r'DENTRYMOB-KMEMLEAK-BEGIN\n(.*?)DENTRYMOB-KMEMLEAK-END',
+                      re.S)
 TAP = re.compile(r'^(not ok|ok)\b *(\d*) *-? *([^#]*?) *(?:# *(\S+) *(.*))?$')
 KSFT_SKIP = 4
 
@@ -51,8 +69,9 @@ def qemu_command(kernel, initrd, console, scratch, mem=None, smp='2',
     accel = os.environ.get('QEMU_ACCEL') or 'tcg'
     mem = mem or os.environ.get('GUEST_MEM') or '1G'
     append = ('console=ttyS0 loglevel=5 panic=-1 oops=panic '
-              'DENTRYMOB_TEST_TIMEOUT=%s %s %s' %
+              'DENTRYMOB_TEST_TIMEOUT=%s %s %s %s' %
               (os.environ.get('TEST_TIMEOUT') or 600, append,
+               os.environ.get('GUEST_ENV', ''),
                os.environ.get('KERNEL_APPEND', ''))).strip()
     cmd = ['qemu-system-x86_64', '-accel', accel, '-m', mem, '-smp', smp,
            '-nodefaults', '-display', 'none', '-no-reboot',
@@ -82,7 +101,8 @@ def boot(kernel=None, initrd=None, console=None, scratch=None, mem=None,
     kernel = kernel or KERNEL
     initrd = initrd or INITRAMFS
     console = console or CONSOLE
-    scratch = scratch or os.path.join(B, 'scratch.img')
+    scratch = scratch or os.path.join(B, LOGNAME + '-scratch.img'
+                                      if LOGNAME != 'console' else 'scratch.img')
     for f in (kernel, initrd):
         if not os.path.exists(f):
             return ['%s is missing (run make kernel initramfs)' % f]
@@ -96,7 +116,10 @@ def boot(kernel=None, initrd=None, console=None, scratch=None, mem=None,
     print('==> booting the guest (%s, timeout %d s), console: %s'
           % (accel, timeout, console), flush=True)
     start = time.time()
-    qlogname = os.path.splitext(console)[0].replace('console', 'qemu') + '.log'
+    base = os.path.basename(console)
+    qlogname = os.path.join(os.path.dirname(console),
+                            base.replace('console', 'qemu') if 'console' in base
+                            else os.path.splitext(base)[0] + '-qemu.log')
     qlog = open(qlogname, 'w')
     q = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=qlog,
                          stderr=subprocess.STDOUT)
@@ -178,6 +201,7 @@ def report(expected, problems):
                 cur['log'].append(line)
 
     npass = nfail = nskip = 0
+    results = {}
     for name in order + [n for n in expected if n not in bins]:
         b = bins.get(name)
         print('%s:' % name)
@@ -186,8 +210,11 @@ def report(expected, problems):
             bad.append('never started')
             b = {'plan': None, 'res': [], 'rc': 0, 'log': []}
         failed = False
+        res = results[name] = {'tests': [], 'problems': bad}
         for st, num, desc, directive, why, log in b['res']:
             directive = (directive or '').upper()
+            res['tests'].append([desc, 'SKIP' if directive == 'SKIP' else
+                                 'XFAIL' if directive == 'XFAIL' else st])
             print('  %s %s %s%s' % (st, num, desc,
                                     ' # %s %s' % (directive, why) if directive else ''))
             if directive == 'SKIP':
@@ -210,6 +237,7 @@ def report(expected, problems):
             bad.append('no TAP plan')
         elif b['plan'] is not None and b['plan'] != len(b['res']):
             bad.append('plan says %d tests, %d reported' % (b['plan'], len(b['res'])))
+        res['rc'] = b['rc']
         if bad:
             print('  FAIL %s: %s' % (name, '; '.join(bad)))
             nfail += 1
@@ -222,9 +250,17 @@ def report(expected, problems):
     splats = list(dict.fromkeys(k for k in klines if SPLATS.search(k)))
     if splats:
         problems.append('kernel splat:\n    ' + '\n    '.join(splats[:40]))
+    for m in KMEMLEAK.finditer(KLINE.sub('', text)):
+        leak = [x for x in m.group(1).split('\n') if x.strip()]
+        if leak:
+            problems.append('kmemleak report:\n    ' +
+                            '\n    '.join(leak[:40]))
     for p in problems:
         print('guest: FAIL %s' % p)
         nfail += 1
+    if os.environ.get('GUEST_RESULTS'):
+        with open(os.environ['GUEST_RESULTS'], 'w') as f:
+            json.dump({'binaries': results, 'guest': problems}, f, indent=1)
     if problems:
         print('---- last lines of %s ----' % CONSOLE)
         print('\n'.join(text.rstrip('\n').split('\n')[-30:]))
