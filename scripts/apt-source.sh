@@ -1,9 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # apt-source.sh PKG VERSION DIR: unpack Debian's source package PKG=VERSION
-# in DIR (emptied first) and install its build dependencies.  Adds the
-# deb-src entries that apt-get source needs when the machine has none: the
-# same archives as its deb entries.
+# in DIR (emptied first) and install its build dependencies.  The deb-src
+# entries that apt-get source needs come from scripts/apt-src.sh.
 . "$(dirname "$0")/lib.sh"
 pkg=$1 ver=$2 dir=$3
 SUDO=
@@ -12,14 +11,7 @@ export DEBIAN_FRONTEND=noninteractive
 
 has_src() { apt-get source --print-uris -q "$pkg=$ver" >/dev/null 2>&1; }
 if ! has_src; then
-	list=/etc/apt/sources.list.d/dentrymob-deb-src.sources
-	if ! grep -rqs '^Types:.*deb-src\|^deb-src' /etc/apt/sources.list /etc/apt/sources.list.d/; then
-		[ -f /etc/apt/sources.list.d/debian.sources ] ||
-			die "no deb-src entries and no /etc/apt/sources.list.d/debian.sources to derive them from"
-		log "adding deb-src entries: $list"
-		sed 's/^Types:.*/Types: deb-src/' /etc/apt/sources.list.d/debian.sources |
-			$SUDO tee "$list" >/dev/null
-	fi
+	"$REPO/scripts/apt-src.sh"
 	$SUDO apt-get update -q
 	has_src || die "apt-get source $pkg=$ver: not in the archive (bump the version in the Makefile)"
 fi

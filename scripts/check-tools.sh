@@ -39,6 +39,7 @@ done >"$X/etc/dentrymob-tools-versions"
 echo "crun-patched $CRUN_VERSION + patches/crun/$(tr '\n' ' ' <patches/crun/series)" \
 	>>"$X/etc/dentrymob-tools-versions"
 install -m 0755 scripts/guest/tools_test.sh "$T/tests/"
+install -m 0644 scripts/guest/tap.sh "$T/tests/"
 
 INITRAMFS_OUT=$T/initramfs.cpio INITRAMFS_TESTS=$T/tests INITRAMFS_EXTRA=$X \
 	INITRAMFS_TMPFS_ROOT=1 scripts/mkinitramfs.sh

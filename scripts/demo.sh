@@ -8,6 +8,7 @@ D=$B/demo
 [ -f "$B/bzImage" ] || die "build/bzImage is missing: run make kernel"
 rm -rf "$D/tests" && mkdir -p "$D/tests"
 install -m 0755 scripts/guest/demo_test.sh "$D/tests/"
+install -m 0644 scripts/guest/tap.sh "$D/tests/"
 INITRAMFS_OUT=$D/initramfs.cpio INITRAMFS_TESTS=$D/tests scripts/mkinitramfs.sh
 GUEST_INITRAMFS=$D/initramfs.cpio GUEST_TESTS=$D/tests \
 	GUEST_CONSOLE=$D/console.log GUEST_SHOW=1 exec scripts/run-guest.py

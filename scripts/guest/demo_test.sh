@@ -17,22 +17,8 @@ ROOT=/ct1			# its root filesystem, a tmpfs
 DATA=/mnt/scratch/ct1-data	# its data directory on ext4, bound at /data
 MAX=1000
 FLOOD=5000
-ntest=0 nfail=0
-
-say() { printf '\n=== %s\n' "$*"; }
-# Show a command, then run it.
-run() { printf '# %s\n' "$*"; eval "$*"; }
-check() {	# check DESCRIPTION COMMAND...: one TAP result
-	local what=$1
-	shift
-	ntest=$((ntest + 1))
-	if "$@"; then
-		echo "ok $ntest - $what"
-	else
-		echo "not ok $ntest - $what"
-		nfail=$((nfail + 1))
-	fi
-}
+# shellcheck source=scripts/guest/tap.sh
+. "$(dirname "$0")/tap.sh"
 val() { cat "$C/dentry.$1"; }
 key() { sed -n "s/^$2 //p" "$C/dentry.$1"; }	# key FILE KEY
 show() {
@@ -172,11 +158,4 @@ run "container 'mkdir /tmp/one-more && echo made /tmp/one-more'"
 show
 check "with dentry.max raised, the container's mkdir works" test -d "$ROOT/tmp/one-more"
 
-echo
-echo "1..$ntest"
-if [ "$nfail" -eq 0 ]; then
-	echo "DEMO: all $ntest checks passed: the container's dentries were contained"
-else
-	echo "DEMO: $nfail of $ntest checks FAILED"
-	exit 1
-fi
+tap_done DEMO ": the container's dentries were contained"

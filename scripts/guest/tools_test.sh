@@ -10,21 +10,8 @@ set -eu
 CG=/sys/fs/cgroup
 MAX=400
 export PATH=$PATH:/usr/local/bin		# crun-patched
-ntest=0 nfail=0
-
-say() { printf '\n=== %s\n' "$*"; }
-run() { printf '# %s\n' "$*"; eval "$*"; }
-check() {	# check DESCRIPTION COMMAND...: one TAP result
-	local what=$1
-	shift
-	ntest=$((ntest + 1))
-	if "$@"; then
-		echo "ok $ntest - $what"
-	else
-		echo "not ok $ntest - $what"
-		nfail=$((nfail + 1))
-	fi
-}
+# shellcheck source=scripts/guest/tap.sh
+. "$(dirname "$0")/tap.sh"
 # Run a command that must fail; its output goes to /tmp/out and the terminal.
 fails() {
 	printf '# %s\n' "$*"
@@ -200,11 +187,4 @@ check "patched crun enabled dentry in the root and in /dentrymob" \
 	eval 'enabled "" && enabled /dentrymob'
 reset_root /dentrymob/crun-patched /dentrymob
 
-echo
-echo "1..$ntest"
-if [ "$nfail" -eq 0 ]; then
-	echo "TOOLS: all $ntest checks passed"
-else
-	echo "TOOLS: $nfail of $ntest checks FAILED"
-	exit 1
-fi
+tap_done TOOLS ""
