@@ -12,11 +12,10 @@ Environment: BENCH_ROUNDS (1: boots per kernel, alternating base and
 patched), BENCH_MEM (2G), BENCH_SMP (2), BENCH_OUT (bench/results.md),
 BENCH_ICOUNT (shift=0,sleep=off: QEMU -icount, or off),
 DENTRYBENCH_* (sizes, passed to the guest; see bench/dentry_bench.sh),
-and run-guest.py's QEMU_ACCEL, GUEST_TIMEOUT, TEST_TIMEOUT, KERNEL_APPEND.
+and scripts/guest/guest.py's QEMU_ACCEL, GUEST_TIMEOUT, TEST_TIMEOUT, KERNEL_APPEND.
 """
 import datetime
 import json
-import importlib.util
 import os
 import re
 import statistics
@@ -27,10 +26,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 os.chdir(REPO)
-spec = importlib.util.spec_from_file_location(
-    'run_guest', os.path.join(REPO, 'scripts', 'run-guest.py'))
-rg = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(rg)
+sys.path.insert(0, os.path.join(REPO, 'scripts', 'guest'))
+import guest as rg  # noqa: E402  (the harness's one QEMU runner)
 
 B = 'build'
 KERNELS = [('base', os.path.join(B, 'bzImage-base')),
@@ -94,7 +91,6 @@ def parse(path):
             text = f.read().decode('utf-8', 'replace').replace('\r', '')
     except FileNotFoundError:
         return {}, [], [], ['no console log %s' % path]
-    klines = [k.rstrip('\n') for k in rg.KLINE.findall(text)]
     samples, infos, steps = {}, [], []
     rc = None
     done = False
@@ -127,7 +123,7 @@ def parse(path):
             rc, ' (timed out: TEST_TIMEOUT)' if rc in (124, 143) else ''))
     if not done:
         problems.append('no DENTRYMOB-GUEST-DONE marker')
-    splats = list(dict.fromkeys(k for k in klines if rg.SPLATS.search(k)))
+    splats = rg.splats(text)
     if splats:
         problems.append('kernel splat:\n    ' + '\n    '.join(splats[:20]))
     return samples, infos, steps, problems

@@ -2,7 +2,7 @@
 # shellcheck shell=sh
 # Sourced by the guest programs of make demo and make check-tools: a
 # transcript (say, run) and TAP results (check, tap_done) that
-# scripts/run-guest.py reads back from the console.
+# scripts/guest/guest.py reads back from the console.
 ntest=0 nfail=0
 
 say() { printf '\n=== %s\n' "$*"; }

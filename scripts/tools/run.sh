@@ -1,19 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # make check-tools: boot build/bzImage-tools with Debian's cgroup-tools,
-# runc and crun (as packaged, and crun rebuilt with patches/crun/) in the
-# initramfs, and run scripts/guest/tools_test.sh there.
+# runc and crun (as packaged, and crun rebuilt with patches/crun/ by
+# build-crun.sh) in the initramfs, and run tools_test.sh there.
 #
 # The tools are the host's own binaries, installed by apt-get ($TOOLS_DEPS),
 # copied into the initramfs with the shared libraries that ldd names: no
 # second root filesystem to build or keep in sync.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 T=$B/tools
 X=$T/extra
 [ -f "$B/bzImage-tools" ] || die "build/bzImage-tools is missing: run make kernel-tools"
-
-DEPS=$TOOLS_DEPS scripts/deps.sh
-scripts/build-crun.sh
+[ -x "$B/crun/root/usr/bin/crun" ] || die "the patched crun is missing: run make crun"
 
 # copy FILE [DEST]: FILE at DEST (default: the same path) in the guest, and
 # the libraries it needs at the paths ldd gives.
@@ -38,11 +36,11 @@ for p in runc crun cgroup-tools; do
 done >"$X/etc/dentrymob-tools-versions"
 echo "crun-patched $CRUN_VERSION + patches/crun/$(tr '\n' ' ' <patches/crun/series)" \
 	>>"$X/etc/dentrymob-tools-versions"
-install -m 0755 scripts/guest/tools_test.sh "$T/tests/"
+install -m 0755 scripts/tools/tools_test.sh "$T/tests/"
 install -m 0644 scripts/guest/tap.sh "$T/tests/"
 
 INITRAMFS_OUT=$T/initramfs.cpio INITRAMFS_TESTS=$T/tests INITRAMFS_EXTRA=$X \
-	INITRAMFS_TMPFS_ROOT=1 scripts/mkinitramfs.sh
+	INITRAMFS_TMPFS_ROOT=1 scripts/guest/mkinitramfs.sh
 GUEST_KERNEL=$B/bzImage-tools GUEST_INITRAMFS=$T/initramfs.cpio \
 	GUEST_TESTS=$T/tests GUEST_CONSOLE=$T/console.log GUEST_SHOW=1 \
-	exec scripts/run-guest.py
+	exec scripts/guest/guest.py

@@ -5,7 +5,7 @@
 # bound to both trees and capped; inside it, the mkdir loop and a flood of
 # lookups of missing names; outside it, the rest of the system.
 #
-# It prints a transcript for people and TAP for scripts/run-guest.py: every
+# It prints a transcript for people and TAP for scripts/guest/guest.py: every
 # claim the transcript makes is checked, and a claim that does not hold is a
 # "not ok", so make demo fails when the dentries are not contained.
 set -eu

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Run checkpatch.pl --strict on every patch of build/series (not the cover
 # letter).  Any ERROR, WARNING or CHECK fails.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 shopt -s nullglob
 cp=$B/linux/scripts/checkpatch.pl
 bad=0 n=0

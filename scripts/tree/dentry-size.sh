@@ -5,7 +5,7 @@
 # for fs/dcache.o in OBJ (same compiler, flags and generated config), the
 # way kbuild's asm-offsets do: the size ends up as a constant in the
 # assembler output.  No debug info or pahole needed.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 [ $# -eq 1 ] || die "usage: $0 OBJ"
 obj=$(realpath "$1")
 cmdf=$obj/fs/.dcache.o.cmd

@@ -4,7 +4,7 @@
 # no libraries.  They are built from the overlaid copy in build/linux, where
 # "../kselftest_harness.h" resolves, against the uapi headers of the kernel
 # just built (as kselftest's KHDR_INCLUDES does).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 dir=$B/linux/tools/testing/selftests/dentrymob
 out=$B/tests
 : "${TEST_CFLAGS:=-static -O2 -g -Wall -pthread -D_GNU_SOURCE=}"

@@ -12,13 +12,11 @@
 #   scripts/integration/            the test script and units
 # The archive is the one the machine's apt uses (the first "deb" entry for
 # bookworm in /etc/apt), or DEBIAN_MIRROR.  Needs root (or sudo).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 
 I=$B/integration
 suite=bookworm
 include=dbus,busybox-static,libcap2,libmount1,libcrypt1
-SUDO=
-[ "$(id -u)" -eq 0 ] || SUDO=sudo
 
 debian_mirror() {
 	local f

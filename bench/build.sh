@@ -4,7 +4,7 @@
 # bench initramfs: bench/dentrybench.c and the guest script that runs it.
 # They use no uapi header of the controller, so one build serves both the
 # patched and the unpatched kernel.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../scripts/lib.sh"
 out=$B/bench
 : "${BENCH_CFLAGS:=-static -O2 -g -Wall -Wextra}"
 rm -rf "$out" && mkdir -p "$out"

@@ -6,7 +6,7 @@
 # paths relative to the repository, e.g. EXTRA_CONFIG=config/debug.config;
 # empty (what make check uses) adds nothing.  A later fragment overrides an
 # earlier one, as in merge_config.sh.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 src=$(realpath "$1"); obj=$(realpath -m "$2")
 frags=("$REPO/config/dentrymob.config")
 for f in ${EXTRA_CONFIG:-}; do

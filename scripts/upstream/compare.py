@@ -3,7 +3,7 @@
 """compare-upstream.py BASE.json PATCHED.json [TABLE.md]
 
 Compare the results of upstream's selftests on the unpatched base and on
-the patched kernel (written by run-guest.py through GUEST_RESULTS), print
+the patched kernel (written by scripts/guest/guest.py through GUEST_RESULTS), print
 them side by side as a Markdown table (also into TABLE.md if given), and
 exit non-zero if the patched kernel differs from the base in any result,
 in any binary-level problem (exit code, missing plan, ...), or had a

@@ -1,11 +1,16 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Boot build/bzImage with build/initramfs.cpio in QEMU, then turn the TAP
-printed by the selftests on the serial console into a summary and an exit
-code.  The last line printed is always "N passed, N failed[, N skipped]".
+"""The harness's one QEMU runner and its one list of kernel splats, used by
+every suite (make check, check-debug, demo, check-tools, check-upstream,
+check-integration through run.py, bench through run-bench.py).
 
-  scripts/run-guest.py                 make a scratch disk, boot, report
-  scripts/run-guest.py --parse LOG     only report on an existing console log
+Run as a program, it boots build/bzImage with build/initramfs.cpio, then
+turns the TAP printed by the selftests on the serial console into a summary
+and an exit code.  The last line printed is always
+"N passed, N failed[, N skipped]".
+
+  scripts/guest/guest.py               make a scratch disk, boot, report
+  scripts/guest/guest.py --parse LOG   only report on an existing console log
 
 Environment: QEMU_ACCEL (tcg), GUEST_TIMEOUT (900 s, whole guest),
 TEST_TIMEOUT (600 s, per test binary), KERNEL_APPEND (extra command line),
@@ -13,10 +18,11 @@ GUEST_ENV ("NAME=VALUE ...": environment of the tests, through the command
 line), GUEST_RESULTS (write every result to this JSON file).
 Other targets than make check (make demo, check-tools, check-debug,
 check-upstream) boot other files with the same checks: GUEST_KERNEL
-(build/bzImage), GUEST_INITRAMFS or GUEST_INITRD (build/initramfs.cpio),
+(build/bzImage), GUEST_INITRAMFS (build/initramfs.cpio),
 GUEST_TESTS (build/tests: the tests expected to run), GUEST_LOG (console:
 build/$GUEST_LOG.log; the scratch disk and QEMU's own log are named after
-it too) or GUEST_CONSOLE (a path), GUEST_MEM (1G), and GUEST_SHOW=1 prints
+it too) or GUEST_CONSOLE (a path), GUEST_MEM (1G), GUEST_SKIP=fail (a skip is a
+failure, for the suites that boot the patched kernel), and GUEST_SHOW=1 prints
 the guest's own output (not the kernel's) as it comes.
 """
 import json
@@ -26,13 +32,12 @@ import subprocess
 import sys
 import time
 
-B = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'build')
+B = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'build')
 B = os.path.relpath(B)
 LOGNAME = os.environ.get('GUEST_LOG') or 'console'
 CONSOLE = os.environ.get('GUEST_CONSOLE') or os.path.join(B, LOGNAME + '.log')
 KERNEL = os.environ.get('GUEST_KERNEL') or os.path.join(B, 'bzImage')
-INITRAMFS = (os.environ.get('GUEST_INITRAMFS') or os.environ.get('GUEST_INITRD')
-             or os.path.join(B, 'initramfs.cpio'))
+INITRAMFS = os.environ.get('GUEST_INITRAMFS') or os.path.join(B, 'initramfs.cpio')
 TESTS = os.environ.get('GUEST_TESTS') or os.path.join(B, 'tests')
 SHOW = os.environ.get('GUEST_SHOW') == '1'
 
@@ -59,23 +64,37 @@ SPLATS = re.compile('|'.join([
 # is a leak (a boot-time one is cleared before the first test).
 KMEMLEAK = re.compile(r'DENTRYMOB-KMEMLEAK-BEGIN\n(.*?)DENTRYMOB-KMEMLEAK-END',
                       re.S)
+
+
+def splats(text):
+    """The kernel records in console @text that are splats, each once."""
+    return list(dict.fromkeys(k.rstrip('\n') for k in KLINE.findall(text)
+                              if SPLATS.search(k)))
+
+
 TAP = re.compile(r'^(not ok|ok)\b *(\d*) *-? *([^#]*?) *(?:# *(\S+) *(.*))?$')
 KSFT_SKIP = 4
+# make check and check-debug boot the patched kernel, on which nothing may
+# skip: GUEST_SKIP=fail counts a skip as a failure.  Upstream's suites
+# (check-upstream) skip what this guest lacks, as kselftest intends.
+SKIP_FAILS = os.environ.get('GUEST_SKIP') == 'fail'
 
 
 def qemu_command(kernel, initrd, console, scratch, mem=None, smp='2',
-                 append=''):
-    """The QEMU command line, the same for every guest of the harness."""
+                 append='', loglevel=5):
+    """The QEMU command line, the same for every guest of the harness.
+    @initrd None boots from @scratch as the root disk (make
+    check-integration)."""
     accel = os.environ.get('QEMU_ACCEL') or 'tcg'
     mem = mem or os.environ.get('GUEST_MEM') or '1G'
-    append = ('console=ttyS0 loglevel=5 panic=-1 oops=panic '
+    append = ('console=ttyS0 loglevel=%d panic=-1 oops=panic '
               'DENTRYMOB_TEST_TIMEOUT=%s %s %s %s' %
-              (os.environ.get('TEST_TIMEOUT') or 600, append,
+              (loglevel, os.environ.get('TEST_TIMEOUT') or 600, append,
                os.environ.get('GUEST_ENV', ''),
                os.environ.get('KERNEL_APPEND', ''))).strip()
     cmd = ['qemu-system-x86_64', '-accel', accel, '-m', mem, '-smp', smp,
            '-nodefaults', '-display', 'none', '-no-reboot',
-           '-kernel', kernel, '-initrd', initrd,
+           '-kernel', kernel] + (['-initrd', initrd] if initrd else []) + [
            '-append', ' '.join(append.split()),
            '-drive', 'file=%s,format=raw,if=virtio,cache=unsafe' % scratch,
            '-serial', 'file:' + console]
@@ -96,21 +115,25 @@ def make_scratch(scratch, size):
 
 
 def boot(kernel=None, initrd=None, console=None, scratch=None, mem=None,
-         smp='2', append='', scratch_size=None):
-    """Run QEMU; return a list of guest-level problems."""
+         smp='2', append='', scratch_size=None, root_disk=None, loglevel=5):
+    """Run QEMU; return a list of guest-level problems.  With @root_disk
+    (an image path) the guest boots from that disk instead of an initramfs,
+    and no scratch disk is made."""
     kernel = kernel or KERNEL
-    initrd = initrd or INITRAMFS
+    initrd = None if root_disk else (initrd or INITRAMFS)
     console = console or CONSOLE
-    scratch = scratch or os.path.join(B, LOGNAME + '-scratch.img'
-                                      if LOGNAME != 'console' else 'scratch.img')
-    for f in (kernel, initrd):
-        if not os.path.exists(f):
+    scratch = root_disk or scratch or os.path.join(
+        B, LOGNAME + '-scratch.img' if LOGNAME != 'console' else 'scratch.img')
+    for f in (kernel, initrd or scratch):
+        if not os.path.exists(f) and not (f == scratch and not root_disk):
             return ['%s is missing (run make kernel initramfs)' % f]
-    make_scratch(scratch, scratch_size or
-                 os.environ.get('SCRATCH_SIZE', '256M'))
+    if not root_disk:
+        make_scratch(scratch, scratch_size or
+                     os.environ.get('SCRATCH_SIZE', '256M'))
     accel = os.environ.get('QEMU_ACCEL') or 'tcg'
     timeout = int(os.environ.get('GUEST_TIMEOUT') or 900)
-    cmd = qemu_command(kernel, initrd, console, scratch, mem, smp, append)
+    cmd = qemu_command(kernel, initrd, console, scratch, mem, smp, append,
+                       loglevel)
     if os.path.exists(console):
         os.unlink(console)
     print('==> booting the guest (%s, timeout %d s), console: %s'
@@ -169,7 +192,6 @@ def report(expected, problems):
     except FileNotFoundError:
         text = ''
         problems.append('no console log')
-    klines = [k.rstrip('\n') for k in KLINE.findall(text)]
     lines = KLINE.sub('', text).split('\n')
 
     # Split the test output per binary, between the /init markers.
@@ -217,7 +239,11 @@ def report(expected, problems):
                                  'XFAIL' if directive == 'XFAIL' else st])
             print('  %s %s %s%s' % (st, num, desc,
                                     ' # %s %s' % (directive, why) if directive else ''))
-            if directive == 'SKIP':
+            if directive == 'SKIP' and SKIP_FAILS:
+                nfail += 1
+                failed = True
+                print('      a skip is a failure here (GUEST_SKIP=fail)')
+            elif directive == 'SKIP':
                 nskip += 1
             elif st == 'ok':
                 npass += 1      # includes XFAIL: an expected failure
@@ -228,6 +254,8 @@ def report(expected, problems):
                     print('      ' + x)
         if name in bins and b['rc'] is None:
             bad.append('did not finish (guest died or hung)')
+        elif b['rc'] == KSFT_SKIP and SKIP_FAILS and not failed:
+            bad.append('the binary skipped itself (GUEST_SKIP=fail)')
         elif b['rc'] == KSFT_SKIP and not failed:
             pass                # the whole binary skipped itself
         elif b['rc'] and not (b['rc'] == 1 and failed):
@@ -247,9 +275,9 @@ def report(expected, problems):
     if not done and not any('timed out' in p for p in problems):
         problems.append('no DENTRYMOB-GUEST-DONE marker: the guest crashed or '
                         'stopped before the end')
-    splats = list(dict.fromkeys(k for k in klines if SPLATS.search(k)))
-    if splats:
-        problems.append('kernel splat:\n    ' + '\n    '.join(splats[:40]))
+    found = splats(text)
+    if found:
+        problems.append('kernel splat:\n    ' + '\n    '.join(found[:40]))
     for m in KMEMLEAK.finditer(KLINE.sub('', text)):
         leak = [x for x in m.group(1).split('\n') if x.strip()]
         if leak:
@@ -278,7 +306,7 @@ def main():
         CONSOLE = sys.argv[2]
         return report([], [])
     tdir = TESTS
-    # Same rule as scripts/guest-init: other files are helpers.
+    # Same rule as scripts/guest/init: other files are helpers.
     expected = sorted(f for f in os.listdir(tdir)
                       if f.endswith(('_test', '_test.sh'))) \
         if os.path.isdir(tdir) else []

@@ -4,7 +4,7 @@
 # the tools operators use, Debian's builds of them: cgroup-tools (libcgroup
 # 2.0.2), runc, crun, and crun rebuilt with patches/crun/.  Each runs the
 # mkdir loop in a tree bound to its cgroup, which must stop at dentry.max
-# with ENOMEM.  Prints a transcript and TAP (see scripts/run-guest.py).
+# with ENOMEM.  Prints a transcript and TAP (see scripts/guest/guest.py).
 set -eu
 
 CG=/sys/fs/cgroup

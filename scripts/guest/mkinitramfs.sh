@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Pack build/initramfs.cpio (uncompressed newc): static busybox, the guest
-# /init (scripts/guest-init) and the tests from build/tests in /tests.
+# /init (scripts/guest/init) and the tests from build/tests in /tests.
 #
 # make demo and make check-tools pack other guests with the same /init:
 #   INITRAMFS_OUT=file     the cpio to write (build/initramfs.cpio)
@@ -9,7 +9,7 @@
 #   INITRAMFS_EXTRA="dirs" trees copied over the root, in order (none)
 #   INITRAMFS_TMPFS_ROOT=1 /init first moves the root to a tmpfs, as on a
 #                          real system (pivot_root(2) refuses the initramfs)
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 out=${INITRAMFS_OUT:-$B/initramfs.cpio}
 tests=${INITRAMFS_TESTS:-$B/tests}
 R=${out%.cpio}
@@ -21,7 +21,7 @@ readelf -l "$bb" | grep -q INTERP && die "$bb is not static: install busybox-sta
 
 rm -rf "$R" && mkdir -p "$R"/{bin,sbin,usr/bin,usr/sbin,etc,dev,proc,sys,tmp,root,mnt/scratch,tests}
 cp "$bb" "$R/bin/busybox"		# the applet links are made by /init
-install -m 0755 scripts/guest-init "$R/init"
+install -m 0755 scripts/guest/init "$R/init"
 cp -a "$tests/." "$R/tests/"
 cat >"$R/etc/passwd" <<'PW'
 root:x:0:0:root:/root:/bin/sh
