@@ -56,7 +56,7 @@ make_config() {
 # Making the config takes ~10 s: skip it when neither its inputs (fragment,
 # compiler, every Kconfig of the tree) nor its output changed since.
 key=$({ cat "${frags[@]}"; gcc --version | head -n1
-	find "$src" -name 'Kconfig*' -type f | LC_ALL=C sort | xargs cat; } | sum)
+	find "$src" -name .git -prune -o -name 'Kconfig*' -type f -print | LC_ALL=C sort | xargs cat; } | sum)
 stamp=$obj/.dentrymob-config
 if [ ! -f "$obj/.config" ] ||
    [ "$(cat "$stamp" 2>/dev/null)" != "$key $(sum <"$obj/.config")" ]; then
