@@ -11,7 +11,8 @@
  * Locking: dentry->d_mob and DCACHE_MOB_ROOT only change under
  * dentry->d_lock, and a charged dentry holds one charge and one css
  * reference on the mob in ->d_mob, so counts stay exact and no dentry
- * can point at a freed mob.
+ * can point at a freed mob.  A bound root is held by its binding (struct
+ * dentry_mob_binding), and walkers of a root hold the binding.
  */
 #ifndef _LINUX_DENTRY_MOB_H
 #define _LINUX_DENTRY_MOB_H
@@ -21,26 +22,47 @@
 #include <linux/jump_label.h>
 #include <linux/list.h>
 #include <linux/rcupdate.h>
+#include <linux/refcount.h>
+#include <linux/workqueue.h>
 
 struct dentry_mob;
 
 /**
- * struct dentry_mob_root - one bound root of a mob
- * @node: entry in the mob's list of roots, RCU-protected
- * @dentry: the root; cleared under the mob's roots_lock when it dies
+ * struct dentry_mob_binding - one bound root of a mob
+ * @root: the root, with a reference held for as long as the binding lives
+ * @mob: the mob it is bound to, with a css reference
+ * @sb: @root's superblock
+ * @ref: one for the binding itself, plus one per walker
+ * @flags: DENTRY_MOB_ENDED once the binding is ending
+ * @mob_node: entry in the mob's list of bindings, RCU, under its lock
+ * @sb_node: entry in @sb's list of bindings, under sb->s_mob_lock
+ * @end_work: finishes the end of a binding from a workqueue
  * @rcu: for kfree_rcu()
  *
- * The record holds no reference on @dentry: a reference would make umount
- * fail with EBUSY or, worse, leave a dentry behind a freed superblock.
- * Instead the root is flagged DCACHE_MOB_ROOT, kept off the LRU, and
- * __dentry_kill() unbinds it when the tree goes away.  Readers find the
- * dentry under rcu_read_lock(); dentries are freed after a grace period.
+ * The reference on @root keeps its count above zero, so no path that
+ * kills unused dentries (memory pressure, ->d_delete, d_invalidate(),
+ * shrink_dcache_parent() on an ancestor) can end a binding.  It ends only
+ * through d_mob_removed() (rmdir, or a rename over the root),
+ * d_mob_sb_shutdown() (the end of the filesystem), an unbind, or the
+ * removal of the cgroup.  Ending one is two steps: whoever sets
+ * DENTRY_MOB_ENDED owns it and takes it off the mob's list, so no new
+ * walker finds it; d_mob_finish() then waits for the walkers it has and
+ * gives the dentries back to the mob of the root's parent.  The reference
+ * is not a mount reference, so umount never fails with EBUSY.
  */
-struct dentry_mob_root {
-	struct list_head node;
-	struct dentry *dentry;
+struct dentry_mob_binding {
+	struct dentry *root;
+	struct dentry_mob *mob;
+	struct super_block *sb;
+	refcount_t ref;
+	unsigned long flags;
+	struct list_head mob_node;
+	struct list_head sb_node;
+	struct work_struct end_work;
 	struct rcu_head rcu;
 };
+
+#define DENTRY_MOB_ENDED	0	/* bit in dentry_mob_binding.flags */
 
 /**
  * struct d_mob_stat - what d_mob_count() found below one root
@@ -62,17 +84,22 @@ DECLARE_STATIC_KEY_FALSE(dentry_mob_in_use);
 struct dentry_mob *dentry_mob_charge(struct dentry *parent);
 void dentry_mob_cancel(struct dentry_mob *mob);
 void dentry_mob_transfer(struct dentry_mob *from, struct dentry_mob *to);
-void dentry_mob_root_attach(struct dentry_mob *mob,
-			    struct dentry_mob_root *rec);
-void dentry_mob_root_detach(struct dentry_mob *mob, struct dentry *root);
+int dentry_mob_binding_attach(struct dentry_mob *mob,
+			      struct dentry_mob_binding *b);
+void dentry_mob_binding_detach(struct dentry_mob_binding *b);
+struct dentry_mob_binding *dentry_mob_binding_claim(struct dentry_mob *mob,
+						    struct dentry *root);
+void dentry_mob_binding_free(struct dentry_mob_binding *b);
 void dentry_mob_mount(struct dentry *mountpoint, struct dentry *root);
 
 /* fs/dcache.c */
 int d_mob_bind(struct dentry *root, struct dentry_mob *mob,
-	       struct dentry_mob_root *rec);
-int d_mob_unbind(struct dentry *root, struct dentry_mob *mob);
-struct dentry *d_mob_pin_root(struct dentry_mob_root *rec, bool *busy);
-void d_mob_unpin_root(struct dentry *root);
+	       struct dentry_mob_binding *b);
+void d_mob_finish(struct dentry_mob_binding *b);
+bool d_mob_binding_tryget(struct dentry_mob_binding *b);
+void d_mob_binding_put(struct dentry_mob_binding *b);
+void d_mob_removed(struct dentry *dentry);
+void d_mob_sb_shutdown(struct super_block *sb);
 long d_mob_reclaim(struct dentry *root, long nr_to_reclaim);
 void d_mob_count(struct dentry *root, struct d_mob_stat *stat);
 
@@ -102,8 +129,11 @@ static inline void dentry_mob_transfer(struct dentry_mob *from,
 {
 }
 
-static inline void dentry_mob_root_detach(struct dentry_mob *mob,
-					  struct dentry *root)
+static inline void d_mob_removed(struct dentry *dentry)
+{
+}
+
+static inline void d_mob_sb_shutdown(struct super_block *sb)
 {
 }
 

@@ -69,15 +69,16 @@ struct dentry_mob {
 	/* Counts of this cgroup's own mob, for dentry.stat. */
 	atomic64_t stat[NR_DMOB_STATS];
 
-	/* Bound roots, a list of struct dentry_mob_root. */
-	spinlock_t roots_lock;
-	struct list_head roots;
+	/*
+	 * Bound roots, a list of struct dentry_mob_binding.  Once @offline is
+	 * set, css_offline has ended them all and no new one is added.
+	 */
+	spinlock_t bindings_lock;
+	struct list_head bindings;
+	bool offline;
 };
 
 DEFINE_STATIC_KEY_FALSE(dentry_mob_in_use);
-
-/* Serialises bind, unbind and offline; never taken on the charge path. */
-static DEFINE_MUTEX(dentry_mob_mutex);
 
 static struct dentry_mob *css_mob(struct cgroup_subsys_state *css)
 {
@@ -99,8 +100,8 @@ dentry_css_alloc(struct cgroup_subsys_state *parent)
 		return ERR_PTR(-ENOMEM);
 
 	atomic64_set(&mob->limit, DENTRY_MOB_MAX);
-	spin_lock_init(&mob->roots_lock);
-	INIT_LIST_HEAD(&mob->roots);
+	spin_lock_init(&mob->bindings_lock);
+	INIT_LIST_HEAD(&mob->bindings);
 	return &mob->css;
 }
 
@@ -158,48 +159,60 @@ revert:
 }
 
 /*
- * Pin the @i-th root of @mob for a walk that may sleep.  The list may
- * change while a walk sleeps, so walkers find the next record again under
- * RCU each time; the lists are short.  Returns false past the end; *@root
- * is NULL for a root that is dying or busy.
+ * How often a walk over a mob's roots starts over because the binding it
+ * stood on ended while it walked that root.
  */
-static bool mob_pin_nth_root(struct dentry_mob *mob, long i,
-			     struct dentry **root)
-{
-	struct dentry_mob_root *rec;
-	bool busy = false;
-	long n = 0;
+#define MOB_WALK_RESTARTS	4
 
-	*root = NULL;
-	rcu_read_lock();
-	list_for_each_entry_rcu(rec, &mob->roots, node) {
-		if (n++ == i) {
-			*root = d_mob_pin_root(rec, &busy);
-			rcu_read_unlock();
-			return true;
-		}
-	}
-	rcu_read_unlock();
-	return false;
+/*
+ * Let go of the binding @b that a walk over a mob's roots held across a
+ * sleep, under rcu_read_lock() again.  A binding that has not ended is
+ * still on the list, so the walk goes on from it; an ended one may have
+ * left it, and the walk starts over (false), a few times at most.
+ */
+static bool mob_walk_next(struct dentry_mob_binding *b, int *restarts)
+{
+	bool ended = test_bit(DENTRY_MOB_ENDED, &b->flags);
+
+	d_mob_binding_put(b);
+	if (ended)
+		++*restarts;
+	return !ended;
 }
 
+/*
+ * Reclaim from each root of @mob in turn.  A walker holds the binding it
+ * walks, which holds the root, so the walk needs no lock of the
+ * filesystem; an ended binding is skipped.
+ */
 static long mob_reclaim_roots(struct dentry_mob *mob, long nr_to_reclaim)
 {
-	struct dentry *root;
+	struct dentry_mob_binding *b;
+	int restarts = 0;
 	long freed = 0;
-	long i;
 
-	for (i = 0; freed < nr_to_reclaim && mob_pin_nth_root(mob, i, &root);
-	     i++) {
+	rcu_read_lock();
+again:
+	list_for_each_entry_rcu(b, &mob->bindings, mob_node) {
 		long n;
 
-		if (!root)
+		if (!d_mob_binding_tryget(b))
 			continue;
-		n = d_mob_reclaim(root, nr_to_reclaim - freed);
-		d_mob_unpin_root(root);
+		rcu_read_unlock();
+		n = d_mob_reclaim(b->root, nr_to_reclaim - freed);
 		atomic64_add(n, &mob->stat[DMOB_STAT_RECLAIMED]);
 		freed += n;
+		rcu_read_lock();
+		if (!mob_walk_next(b, &restarts)) {
+			if (freed >= nr_to_reclaim ||
+			    restarts > MOB_WALK_RESTARTS)
+				break;
+			goto again;
+		}
+		if (freed >= nr_to_reclaim)
+			break;
 	}
+	rcu_read_unlock();
 	return freed;
 }
 
@@ -216,7 +229,7 @@ static long mob_reclaim(struct dentry_mob *over, long nr_to_reclaim)
 	css_for_each_descendant_pre(pos, &over->css) {
 		struct dentry_mob *mob = css_mob(pos);
 
-		if (list_empty(&mob->roots) || !css_tryget(pos))
+		if (list_empty(&mob->bindings) || !css_tryget(pos))
 			continue;
 		rcu_read_unlock();
 		freed += mob_reclaim_roots(mob, nr_to_reclaim - freed);
@@ -341,40 +354,78 @@ void dentry_mob_transfer(struct dentry_mob *from, struct dentry_mob *to)
 }
 
 /**
- * dentry_mob_root_attach - add a root record to a mob
+ * dentry_mob_binding_attach - add a binding to a mob
  * @mob: the mob
- * @rec: the record, with ->dentry set
+ * @b: the binding
  *
  * Called with the root's d_lock held.
+ *
+ * Return: 0, or -ENODEV if @mob is going offline.
  */
-void dentry_mob_root_attach(struct dentry_mob *mob, struct dentry_mob_root *rec)
+int dentry_mob_binding_attach(struct dentry_mob *mob,
+			      struct dentry_mob_binding *b)
 {
-	spin_lock(&mob->roots_lock);
-	list_add_tail_rcu(&rec->node, &mob->roots);
-	spin_unlock(&mob->roots_lock);
+	int err = -ENODEV;
+
+	spin_lock(&mob->bindings_lock);
+	if (!mob->offline) {
+		css_get(&mob->css);
+		b->mob = mob;
+		list_add_tail_rcu(&b->mob_node, &mob->bindings);
+		err = 0;
+	}
+	spin_unlock(&mob->bindings_lock);
+	return err;
 }
 
 /**
- * dentry_mob_root_detach - remove the record of a root from its mob
- * @mob: the mob
- * @root: the root dentry
- *
- * Called with @root's d_lock held, on unbind and when @root dies.
+ * dentry_mob_binding_detach - take an ending binding off its mob's list
+ * @b: the binding, whose DENTRY_MOB_ENDED the caller set
  */
-void dentry_mob_root_detach(struct dentry_mob *mob, struct dentry *root)
+void dentry_mob_binding_detach(struct dentry_mob_binding *b)
 {
-	struct dentry_mob_root *rec;
+	struct dentry_mob *mob = b->mob;
 
-	spin_lock(&mob->roots_lock);
-	list_for_each_entry(rec, &mob->roots, node) {
-		if (rec->dentry == root) {
-			list_del_rcu(&rec->node);
-			WRITE_ONCE(rec->dentry, NULL);
-			kfree_rcu(rec, rcu);
-			break;
-		}
+	spin_lock(&mob->bindings_lock);
+	list_del_rcu(&b->mob_node);
+	spin_unlock(&mob->bindings_lock);
+}
+
+/**
+ * dentry_mob_binding_claim - start to end the binding of a root
+ * @mob: the mob @root is bound to
+ * @root: the root
+ *
+ * Called under rcu_read_lock().  The caller finishes the end of the
+ * binding it gets with d_mob_finish().
+ *
+ * Return: the binding of @root, ended and off @mob's list, or NULL if
+ * @root is not a root of @mob or its binding is already ending.
+ */
+struct dentry_mob_binding *dentry_mob_binding_claim(struct dentry_mob *mob,
+						    struct dentry *root)
+{
+	struct dentry_mob_binding *b;
+
+	list_for_each_entry_rcu(b, &mob->bindings, mob_node) {
+		if (b->root != root)
+			continue;
+		if (test_and_set_bit(DENTRY_MOB_ENDED, &b->flags))
+			return NULL;
+		dentry_mob_binding_detach(b);
+		return b;
 	}
-	spin_unlock(&mob->roots_lock);
+	return NULL;
+}
+
+/**
+ * dentry_mob_binding_free - free a binding whose end is finished
+ * @b: the binding
+ */
+void dentry_mob_binding_free(struct dentry_mob_binding *b)
+{
+	css_put(&b->mob->css);
+	kfree_rcu(b, rcu);
 }
 
 /* Bring @mob back under its limit after a bind or a lower limit. */
@@ -393,23 +444,21 @@ static void mob_reclaim_to_limit(struct dentry_mob *mob)
 
 static int mob_bind(struct dentry_mob *mob, const struct path *path)
 {
-	struct dentry_mob_root *rec;
+	struct inode *inode = d_inode(path->dentry);
+	struct dentry_mob_binding *b;
 	int err;
 
-	rec = kzalloc(sizeof(*rec), GFP_KERNEL);
-	if (!rec)
+	b = kzalloc(sizeof(*b), GFP_KERNEL);
+	if (!b)
 		return -ENOMEM;
 
 	static_branch_enable(&dentry_mob_in_use);
-	mutex_lock(&dentry_mob_mutex);
-	/* Once dying, css_offline() may already have unbound everything. */
-	if (css_is_dying(&mob->css))
-		err = -ENODEV;
-	else
-		err = d_mob_bind(path->dentry, mob, rec);
-	mutex_unlock(&dentry_mob_mutex);
+	/* vfs_rmdir() holds it from ->rmdir() to d_mob_removed(). */
+	inode_lock_shared(inode);
+	err = IS_DEADDIR(inode) ? -ENOENT : d_mob_bind(path->dentry, mob, b);
+	inode_unlock_shared(inode);
 	if (err)
-		kfree(rec);
+		kfree(b);
 	if (err == -EEXIST)
 		return 0;
 	if (!err)
@@ -428,39 +477,36 @@ static int mob_bind(struct dentry_mob *mob, const struct path *path)
  * a directory in another mob, or a superblock that is mounted elsewhere
  * inside a mob, stays where it is: a dentry has one mob.
  *
- * Called from the mount paths with namespace_sem held, after the mount
- * was attached.
+ * Called from the mount paths with namespace_sem held.  A mount's root
+ * cannot be removed, so no inode lock is needed (nor could it be taken
+ * under namespace_sem).
  */
 void dentry_mob_mount(struct dentry *mountpoint, struct dentry *root)
 {
 	struct dentry_mob *mob = d_mob_get(mountpoint);
-	struct dentry_mob_root *rec;
-	int err = -ENODEV;
+	struct dentry_mob_binding *b;
 
 	if (!mob)
 		return;
 
 	/* d_mob_bind() refuses a root that is already bound anywhere. */
-	rec = kzalloc(sizeof(*rec), GFP_KERNEL);
-	if (rec) {
-		mutex_lock(&dentry_mob_mutex);
-		if (!css_is_dying(&mob->css))
-			err = d_mob_bind(root, mob, rec);
-		mutex_unlock(&dentry_mob_mutex);
-	}
-	if (err)
-		kfree(rec);
+	b = kzalloc(sizeof(*b), GFP_KERNEL);
+	if (b && d_mob_bind(root, mob, b))
+		kfree(b);
 	css_put(&mob->css);
 }
 
 static int mob_unbind(struct dentry_mob *mob, const struct path *path)
 {
-	int err;
+	struct dentry_mob_binding *b;
 
-	mutex_lock(&dentry_mob_mutex);
-	err = d_mob_unbind(path->dentry, mob);
-	mutex_unlock(&dentry_mob_mutex);
-	return err;
+	rcu_read_lock();
+	b = dentry_mob_binding_claim(mob, path->dentry);
+	rcu_read_unlock();
+	if (!b)
+		return -EINVAL;
+	d_mob_finish(b);
+	return 0;
 }
 
 static ssize_t dentry_root_write(struct kernfs_open_file *of, char *buf,
@@ -506,16 +552,16 @@ static ssize_t dentry_root_write(struct kernfs_open_file *of, char *buf,
 static int dentry_root_show(struct seq_file *sf, void *v)
 {
 	struct dentry_mob *mob = css_mob(seq_css(sf));
-	struct dentry_mob_root *rec;
+	struct dentry_mob_binding *b;
 
 	rcu_read_lock();
-	list_for_each_entry_rcu(rec, &mob->roots, node) {
-		struct dentry *root = READ_ONCE(rec->dentry);
+	list_for_each_entry_rcu(b, &mob->bindings, mob_node) {
+		struct dentry *root = b->root;
 		dev_t dev;
 
-		if (!root)
+		if (test_bit(DENTRY_MOB_ENDED, &b->flags))
 			continue;
-		dev = root->d_sb->s_dev;
+		dev = b->sb->s_dev;
 		seq_printf(sf, "%u:%u ", MAJOR(dev), MINOR(dev));
 		seq_dentry(sf, root, " \t\n\\");
 		seq_putc(sf, '\n');
@@ -594,15 +640,26 @@ static int dentry_stat_show(struct seq_file *sf, void *v)
 {
 	struct dentry_mob *mob = css_mob(seq_css(sf));
 	struct d_mob_stat stat = { };
-	struct dentry *root;
-	long i;
+	struct dentry_mob_binding *b;
+	int restarts = 0;
 
-	for (i = 0; mob_pin_nth_root(mob, i, &root); i++) {
-		if (!root)
+	rcu_read_lock();
+again:
+	list_for_each_entry_rcu(b, &mob->bindings, mob_node) {
+		if (!d_mob_binding_tryget(b))
 			continue;
-		d_mob_count(root, &stat);
-		d_mob_unpin_root(root);
+		rcu_read_unlock();
+		d_mob_count(b->root, &stat);
+		rcu_read_lock();
+		if (mob_walk_next(b, &restarts))
+			continue;
+		if (restarts > MOB_WALK_RESTARTS)
+			break;
+		stat.unused = 0;
+		stat.negative = 0;
+		goto again;
 	}
+	rcu_read_unlock();
 
 	seq_printf(sf, "unused %ld\n", stat.unused);
 	seq_printf(sf, "negative %ld\n", stat.negative);
@@ -615,46 +672,34 @@ static int dentry_stat_show(struct seq_file *sf, void *v)
 	return 0;
 }
 
+static void mob_end_workfn(struct work_struct *work)
+{
+	d_mob_finish(container_of(work, struct dentry_mob_binding, end_work));
+}
+
 /*
  * Removing the cgroup, or disabling the controller in its parent, unbinds
- * every root: its dentries go back to the mob of the root's parent, and no
- * dentry is left pointing at this mob once the walks are done.
+ * every root: its dentries go back to the mob of the root's parent.  This
+ * runs under cgroup_mutex, so it only ends the bindings and leaves the
+ * rest to a workqueue: waiting for a walker, or a dput() that evicts an
+ * inode, may wait on the filesystem.  The bindings and the dentries still
+ * charged here hold the css, so it is not freed before they are done.
  */
 static void dentry_css_offline(struct cgroup_subsys_state *css)
 {
 	struct dentry_mob *mob = css_mob(css);
+	struct dentry_mob_binding *b, *tmp;
 
-	mutex_lock(&dentry_mob_mutex);
-	for (;;) {
-		struct dentry_mob_root *rec;
-		struct dentry *root = NULL;
-		bool busy = false;
-
-		rcu_read_lock();
-		rec = list_first_or_null_rcu(&mob->roots,
-					     struct dentry_mob_root, node);
-		if (rec)
-			root = d_mob_pin_root(rec, &busy);
-		rcu_read_unlock();
-		if (!rec)
-			break;
-		if (root) {
-			int err = d_mob_unbind(root, mob);
-
-			d_mob_unpin_root(root);
-			/* A listed root is bound here; anything else is a bug. */
-			if (WARN_ON_ONCE(err))
-				break;
-		} else {
-			/*
-			 * Being unmounted, remounted or killed: the root is
-			 * either unbound by __dentry_kill() soon, or can be
-			 * pinned again shortly.
-			 */
-			schedule_timeout_uninterruptible(1);
-		}
+	spin_lock(&mob->bindings_lock);
+	mob->offline = true;
+	list_for_each_entry_safe(b, tmp, &mob->bindings, mob_node) {
+		if (test_and_set_bit(DENTRY_MOB_ENDED, &b->flags))
+			continue;	/* someone else is ending it */
+		list_del_rcu(&b->mob_node);
+		INIT_WORK(&b->end_work, mob_end_workfn);
+		queue_work(system_unbound_wq, &b->end_work);
 	}
-	mutex_unlock(&dentry_mob_mutex);
+	spin_unlock(&mob->bindings_lock);
 }
 
 static struct cftype dentry_files[] = {
