@@ -347,6 +347,15 @@ static inline void dm_sleep_ms(int ms)
 	nanosleep(&ts, NULL);
 }
 
+/* CLOCK_MONOTONIC in milliseconds, to time a step. */
+static inline long dm_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000;
+}
+
 /*
  * What dentry.root must print for the directory @path: "MAJ:MIN PATH\n",
  * PATH relative to the root of its filesystem, as field 4 of mountinfo.
@@ -778,6 +787,46 @@ static inline int dm_run_child(int (*fn)(void *), void *arg)
 	if (waitpid(pid, &status, 0) != pid)
 		return -1;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/*
+ * Starts @fn(@arg) in a child without waiting for it; the child's exit
+ * status is @fn's return value.  Returns its pid, or -1.  The same rule
+ * as for dm_run_child(): no ASSERT_*() in the child.
+ */
+static inline pid_t dm_start_child(int (*fn)(void *), void *arg)
+{
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0)
+		_exit(fn(arg));
+	return pid;
+}
+
+/*
+ * Waits up to @ms milliseconds for the child @pid, polling, so that a
+ * child stuck in the kernel (an uninterruptible sleep that no signal
+ * ends) fails the test instead of hanging it.  Returns 0 once the child
+ * is reaped, with its status in *@status; -ETIMEDOUT if it still runs
+ * (it is left as it is); or -errno.
+ */
+static inline int dm_wait_child(pid_t pid, int ms, int *status)
+{
+	long end = dm_now_ms() + ms;
+	pid_t r;
+
+	for (;;) {
+		r = waitpid(pid, status, WNOHANG);
+		if (r == pid)
+			return 0;
+		if (r < 0)
+			return -errno;
+		if (dm_now_ms() >= end)
+			return -ETIMEDOUT;
+		dm_sleep_ms(10);
+	}
 }
 
 /* Memory shared with children, for results richer than an exit status. */
