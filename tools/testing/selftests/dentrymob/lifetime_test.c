@@ -145,8 +145,8 @@ TEST_F_TIMEOUT(lifetime, rmdir_root_tmpfs, DM_TIMEOUT)
 
 /*
  * DESIGN 4 "Lifetime": umount of a filesystem whose root is bound succeeds
- * (the binding holds no reference that would make it EBUSY) and ends the
- * binding.
+ * (the binding holds a reference on the root dentry, but none on the
+ * mount, which is what would make it EBUSY) and ends the binding.
  */
 TEST_F_TIMEOUT(lifetime, umount_bound_fs_root, DM_TIMEOUT)
 {
