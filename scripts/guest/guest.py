@@ -80,11 +80,19 @@ KSFT_SKIP = 4
 SKIP_FAILS = os.environ.get('GUEST_SKIP') == 'fail'
 
 
+# The slow disk: a second ext4 disk (/dev/vdb in the guest) that QEMU
+# throttles, so that a guest's freeze or remount of it sits in
+# sync_filesystem() with s_umount held for writing for seconds
+# (stuck_test.c).  Only writes are slow in practice: the tests read little.
+SLOW_DISK_SIZE = '64M'
+SLOW_DISK_BPS = 256 * 1024
+
+
 def qemu_command(kernel, initrd, console, scratch, mem=None, smp='2',
-                 append='', loglevel=5):
+                 append='', loglevel=5, slow=None):
     """The QEMU command line, the same for every guest of the harness.
     @initrd None boots from @scratch as the root disk (make
-    check-integration)."""
+    check-integration).  @slow, an image path, adds the slow disk."""
     accel = os.environ.get('QEMU_ACCEL') or 'tcg'
     mem = mem or os.environ.get('GUEST_MEM') or '1G'
     append = ('console=ttyS0 loglevel=%d panic=-1 oops=panic '
@@ -98,6 +106,9 @@ def qemu_command(kernel, initrd, console, scratch, mem=None, smp='2',
            '-append', ' '.join(append.split()),
            '-drive', 'file=%s,format=raw,if=virtio,cache=unsafe' % scratch,
            '-serial', 'file:' + console]
+    if slow:
+        cmd[-2:-2] = ['-drive', 'file=%s,format=raw,if=virtio,cache=unsafe,'
+                      'throttling.bps-total=%d' % (slow, SLOW_DISK_BPS)]
     if accel == 'kvm':
         cmd[3:3] = ['-cpu', 'host']
     # e.g. make bench's "-icount shift=0,sleep=off"
@@ -127,13 +138,16 @@ def boot(kernel=None, initrd=None, console=None, scratch=None, mem=None,
     for f in (kernel, initrd or scratch):
         if not os.path.exists(f) and not (f == scratch and not root_disk):
             return ['%s is missing (run make kernel initramfs)' % f]
+    slow = None
     if not root_disk:
         make_scratch(scratch, scratch_size or
                      os.environ.get('SCRATCH_SIZE', '256M'))
+        slow = os.path.splitext(scratch)[0] + '-slow.img'
+        make_scratch(slow, SLOW_DISK_SIZE)
     accel = os.environ.get('QEMU_ACCEL') or 'tcg'
     timeout = int(os.environ.get('GUEST_TIMEOUT') or 900)
     cmd = qemu_command(kernel, initrd, console, scratch, mem, smp, append,
-                       loglevel)
+                       loglevel, slow)
     if os.path.exists(console):
         os.unlink(console)
     print('==> booting the guest (%s, timeout %d s), console: %s'

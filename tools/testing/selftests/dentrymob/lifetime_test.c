@@ -42,6 +42,8 @@ struct lt_fuse_shared {
 	int fail[LT_NR];	/* LOOKUPs of node i still to fail with EIO */
 	int failed[LT_NR];	/* LOOKUPs of node i failed so far */
 	int found[LT_NR];	/* LOOKUPs of node i answered */
+	int delay[LT_NR];	/* LOOKUPs of node i still to delay */
+	int delaying[LT_NR];	/* delays of node i started so far */
 	int negative;		/* negative LOOKUP replies */
 	int bad;		/* replies the kernel refused */
 };
@@ -479,6 +481,7 @@ TEST_F_TIMEOUT(lifetime, removed_cgroups_leave_no_stale_mob, DM_TIMEOUT)
 #define LT_TIME		1700000000
 #define LT_SERVER_MS	10000
 #define LT_FUSE_BUF	(64 * 1024)	/* >= FUSE_MIN_READ_BUFFER */
+#define LT_DELAY_MS	2000	/* a delayed LOOKUP's answer comes after */
 
 static const struct lt_node {
 	int parent;		/* index, -1 for the root */
@@ -602,6 +605,10 @@ static void lt_lookup(struct lt_srv *s, const struct fuse_in_header *in,
 		lt_count(&s->sh->failed[i]);
 		lt_reply(s, in->unique, -EIO, NULL, 0);
 		return;
+	}
+	if (lt_take(&s->sh->delay[i])) {
+		lt_count(&s->sh->delaying[i]);
+		dm_sleep_ms(LT_DELAY_MS);
 	}
 	out.nodeid = i + 1;
 	out.generation = 1;
@@ -988,6 +995,64 @@ TEST_F_TIMEOUT(lifetime, fuse_inval_ancestor_keeps_binding, DM_TIMEOUT)
 
 	ASSERT_EQ(0, stat(b, &st));
 	lt_assert_bound(_metadata, cg, b);
+	EXPECT_EQ(0, __atomic_load_n(&f->sh->bad, __ATOMIC_SEQ_CST));
+	lt_fuse_umount(_metadata, f, cg);
+}
+
+static int lt_stat(void *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? errno : 0;
+}
+
+/*
+ * Review section B: a lookup that finds its name being looked up by
+ * another task waits for that lookup, even in a mob at its limit, since
+ * d_alloc_parallel() charges only a name it knows to be new.  A child
+ * looks up a/b, which the server answers after 2 s; its in-lookup dentry
+ * is charged and brings the mob to its limit of 2 (a and b).  A second
+ * lookup of a/b meanwhile has nothing to reclaim (a is the root, b is in
+ * use): it must wait and find b, not fail with ENOMEM as a charge first
+ * and a d_lookup() fallback (which misses in-lookup names) would.  One
+ * LOOKUP reaches the server, and no allocation failed at the limit.
+ */
+TEST_F_TIMEOUT(lifetime, parallel_lookup_at_limit, DM_TIMEOUT)
+{
+	struct lt_fuse *f = &self->fuse;
+	char a[DM_PATH], b[DM_PATH];
+	int ret, status;
+	const char *cg;
+	long ms;
+	pid_t pid;
+
+	cg = lt_fuse_bind(_metadata, &self->ctx, f, "a", a);
+	ASSERT_EQ(0, dm_set_max(cg, 2));
+	dm_join(b, a, "b");
+	__atomic_store_n(&f->sh->delay[LT_B], 1, __ATOMIC_SEQ_CST);
+	pid = dm_start_child(lt_stat, b);
+	ASSERT_LT(0, pid);
+	for (ms = 0; ms < LT_SERVER_MS; ms += 10) {
+		if (__atomic_load_n(&f->sh->delaying[LT_B], __ATOMIC_SEQ_CST))
+			break;
+		dm_sleep_ms(10);
+	}
+	ASSERT_EQ(1, __atomic_load_n(&f->sh->delaying[LT_B], __ATOMIC_SEQ_CST));
+	EXPECT_EQ(2, dm_current(cg));
+
+	ret = lt_stat(b);
+	EXPECT_EQ(0, ret) {
+		TH_LOG("the second lookup of %s: %s", b, strerror(ret));
+	}
+	/* it waited for the first one, which is done now */
+	EXPECT_EQ(0, __atomic_load_n(&f->sh->delay[LT_B], __ATOMIC_SEQ_CST));
+	ASSERT_EQ(0, dm_wait_child(pid, LT_SERVER_MS, &status));
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status)) {
+		TH_LOG("the first lookup of %s: status 0x%x", b, status);
+	}
+	EXPECT_EQ(1, __atomic_load_n(&f->sh->found[LT_B], __ATOMIC_SEQ_CST));
+	EXPECT_EQ(0, dm_events(cg, true));
+	EXPECT_EQ(2, dm_current(cg));
 	EXPECT_EQ(0, __atomic_load_n(&f->sh->bad, __ATOMIC_SEQ_CST));
 	lt_fuse_umount(_metadata, f, cg);
 }
