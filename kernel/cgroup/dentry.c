@@ -36,7 +36,11 @@
 #define DENTRY_MOB_MAX		S64_MAX
 #define DENTRY_MOB_MAX_STR	"max"
 
-/* How often a charge reclaims and retries before it gives up. */
+/*
+ * How often a charge reclaims and retries before it gives up, and how
+ * many reclaim passes a write of dentry.max or dentry.root makes for
+ * each level over its limit.
+ */
 #define DENTRY_MOB_RECLAIM_RETRIES	8
 
 enum dentry_mob_event {
@@ -428,17 +432,32 @@ void dentry_mob_binding_free(struct dentry_mob_binding *b)
 	kfree_rcu(b, rcu);
 }
 
-/* Bring @mob back under its limit after a bind or a lower limit. */
+/*
+ * Bring @mob back under its limit after a bind or a lower limit, then
+ * each ancestor that is still over its own, nearest first: a bind's
+ * forced charges go up the whole hierarchy.  Bounded as a write of
+ * memory.max is: a few passes per level, none past a pending signal, and
+ * then it returns whatever is left over, which the next charge at that
+ * level reclaims.  A writer that looped while racing renames push charges
+ * in would hold the cgroup file active, and cgroup removal waits for that
+ * (kernfs_drain()) with cgroup_mutex held.
+ */
 static void mob_reclaim_to_limit(struct dentry_mob *mob)
 {
-	for (;;) {
-		s64 excess = atomic64_read(&mob->counter) -
-			     atomic64_read(&mob->limit);
+	struct dentry_mob *p;
 
-		if (excess <= 0 || signal_pending(current))
-			break;
-		if (mob_reclaim(mob, excess) <= 0)
-			break;
+	for (p = mob; parent_mob(p); p = parent_mob(p)) {
+		int passes = DENTRY_MOB_RECLAIM_RETRIES;
+
+		while (passes--) {
+			s64 excess = atomic64_read(&p->counter) -
+				     atomic64_read(&p->limit);
+
+			if (excess <= 0 || signal_pending(current))
+				break;
+			if (mob_reclaim(p, excess) <= 0)
+				break;
+		}
 	}
 }
 

@@ -523,4 +523,30 @@ TEST_F_TIMEOUT(reclaim, ancestor_limit_reclaims, DM_TIMEOUT)
 	EXPECT_LE(50, dm_current(p));
 }
 
+/*
+ * cgroup-v2.rst, "Dentry": a bind charges what is cached below the root
+ * to the mob and to every ancestor, whatever their limits (the charges
+ * are forced), then reclaims each level it left over its limit, not only
+ * the bound cgroup.  p (max 10) has a child c without a limit; binding a
+ * directory of 100 cached files to c charges 101 to both, and the bind
+ * brings p back to exactly 10: 91 unused files are freed.
+ */
+TEST_F_TIMEOUT(reclaim, bind_reclaims_ancestor_over_limit, DM_TIMEOUT)
+{
+	const char *p = dm_cg(_metadata, &self->ctx, NULL, "p");
+	char d[DM_PATH];
+	const char *c;
+	int err;
+
+	dm_cg_enable(_metadata, p);
+	c = dm_cg(_metadata, &self->ctx, p, "c");
+	ASSERT_EQ(0, dm_set_max(p, 10));
+	ASSERT_EQ(0, mkdir(dm_join(d, self->ctx.base, "d"), 0755));
+	ASSERT_EQ(100, dm_create_files(d, "f", 0, 100, &err));
+	ASSERT_EQ(0, dm_bind(&self->ctx, c, d));
+	EXPECT_EQ(10, dm_current(p));
+	EXPECT_EQ(10, dm_current(c));
+	EXPECT_EQ(91, dm_stat(c, "reclaimed"));
+}
+
 TEST_HARNESS_MAIN
