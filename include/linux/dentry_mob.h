@@ -64,18 +64,6 @@ struct dentry_mob_binding {
 
 #define DENTRY_MOB_ENDED	0	/* bit in dentry_mob_binding.flags */
 
-/**
- * struct d_mob_stat - what d_mob_count() found below one root
- * @root: the root walked
- * @unused: dentries nobody uses, which reclaim may free
- * @negative: negative dentries
- */
-struct d_mob_stat {
-	struct dentry *root;
-	long unused;
-	long negative;
-};
-
 #ifdef CONFIG_CGROUP_DENTRY
 
 DECLARE_STATIC_KEY_FALSE(dentry_mob_in_use);
@@ -84,6 +72,7 @@ DECLARE_STATIC_KEY_FALSE(dentry_mob_in_use);
 struct dentry_mob *dentry_mob_charge(struct dentry *parent);
 void dentry_mob_cancel(struct dentry_mob *mob);
 void dentry_mob_transfer(struct dentry_mob *from, struct dentry_mob *to);
+void dentry_mob_stat_add(struct dentry_mob *mob, int unused, int negative);
 int dentry_mob_binding_attach(struct dentry_mob *mob,
 			      struct dentry_mob_binding *b);
 void dentry_mob_binding_detach(struct dentry_mob_binding *b);
@@ -101,7 +90,6 @@ void d_mob_binding_put(struct dentry_mob_binding *b);
 void d_mob_removed(struct dentry *dentry);
 void d_mob_sb_shutdown(struct super_block *sb);
 long d_mob_reclaim(struct dentry *root, long nr_to_reclaim);
-void d_mob_count(struct dentry *root, struct d_mob_stat *stat);
 
 static inline bool dentry_mob_active(void)
 {

@@ -50,6 +50,8 @@ enum dentry_mob_event {
 };
 
 enum dentry_mob_stat_item {
+	DMOB_STAT_UNUSED,	/* now: on the LRU (DCACHE_LRU_LIST) */
+	DMOB_STAT_NEGATIVE,	/* now: negative */
 	DMOB_STAT_RECLAIMED,
 	DMOB_STAT_MIGRATED_IN,
 	DMOB_STAT_MIGRATED_OUT,
@@ -358,6 +360,22 @@ void dentry_mob_transfer(struct dentry_mob *from, struct dentry_mob *to)
 }
 
 /**
+ * dentry_mob_stat_add - count a change of a dentry in the mob's dentry.stat
+ * @mob: the dentry's mob
+ * @unused: +1 or -1 as the dentry joins or leaves the LRU, else 0
+ * @negative: +1 or -1 as the dentry turns negative or positive, else 0
+ *
+ * Called under the dentry's d_lock.
+ */
+void dentry_mob_stat_add(struct dentry_mob *mob, int unused, int negative)
+{
+	if (unused)
+		atomic64_add(unused, &mob->stat[DMOB_STAT_UNUSED]);
+	if (negative)
+		atomic64_add(negative, &mob->stat[DMOB_STAT_NEGATIVE]);
+}
+
+/**
  * dentry_mob_binding_attach - add a binding to a mob
  * @mob: the mob
  * @b: the binding
@@ -655,33 +673,18 @@ static int dentry_events_local_show(struct seq_file *sf, void *v)
 	return 0;
 }
 
+/*
+ * Any user may read dentry.stat, so every key is a counter that fs/dcache.c
+ * keeps as dentries change: a read costs the same whatever the mob holds.
+ */
 static int dentry_stat_show(struct seq_file *sf, void *v)
 {
 	struct dentry_mob *mob = css_mob(seq_css(sf));
-	struct d_mob_stat stat = { };
-	struct dentry_mob_binding *b;
-	int restarts = 0;
 
-	rcu_read_lock();
-again:
-	list_for_each_entry_rcu(b, &mob->bindings, mob_node) {
-		if (!d_mob_binding_tryget(b))
-			continue;
-		rcu_read_unlock();
-		d_mob_count(b->root, &stat);
-		rcu_read_lock();
-		if (mob_walk_next(b, &restarts))
-			continue;
-		if (restarts > MOB_WALK_RESTARTS)
-			break;
-		stat.unused = 0;
-		stat.negative = 0;
-		goto again;
-	}
-	rcu_read_unlock();
-
-	seq_printf(sf, "unused %ld\n", stat.unused);
-	seq_printf(sf, "negative %ld\n", stat.negative);
+	seq_printf(sf, "unused %lld\n",
+		   (s64)atomic64_read(&mob->stat[DMOB_STAT_UNUSED]));
+	seq_printf(sf, "negative %lld\n",
+		   (s64)atomic64_read(&mob->stat[DMOB_STAT_NEGATIVE]));
 	seq_printf(sf, "reclaimed %lld\n",
 		   (s64)atomic64_read(&mob->stat[DMOB_STAT_RECLAIMED]));
 	seq_printf(sf, "migrated_in %lld\n",

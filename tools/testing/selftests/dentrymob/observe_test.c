@@ -295,9 +295,12 @@ TEST_F_TIMEOUT(observe, events_wake_inotify_and_poll, DM_TIMEOUT)
 /*
  * DESIGN 3 dentry.stat: the five keys in order, each "key N".  After a
  * bind of a known ext4 tree every dentry in it migrated in, root
- * included; unused counts what nobody holds (not the root, not a
- * directory whose children are cached), negative counts the misses;
- * unbinding migrates them all out again.
+ * included; unused counts what is on the LRU, as nr_unused does: every
+ * dentry that was once unused, since the LRU is lazy and a directory, the
+ * root, or an opened file stays on it while used; negative counts the
+ * misses.  A dentry that was never unused (a file created and still
+ * open) is not on the LRU until its last reference goes.  Unbinding
+ * migrates them all out again.
  */
 TEST_F_TIMEOUT(observe, stat_after_bind_and_unbind, DM_TIMEOUT)
 {
@@ -335,7 +338,7 @@ TEST_F_TIMEOUT(observe, stat_after_bind_and_unbind, DM_TIMEOUT)
 		p++;
 	}
 	EXPECT_EQ('\0', *p);
-	EXPECT_EQ(35, dm_stat(cg, "unused"));
+	EXPECT_EQ(37, dm_stat(cg, "unused"));
 	EXPECT_EQ(10, dm_stat(cg, "negative"));
 	EXPECT_EQ(0, dm_stat(cg, "reclaimed"));
 	EXPECT_EQ(37, dm_stat(cg, "migrated_in"));
@@ -345,18 +348,33 @@ TEST_F_TIMEOUT(observe, stat_after_bind_and_unbind, DM_TIMEOUT)
 	ASSERT_EQ(3, dm_create_files(d, "g", 0, 3, &err));
 	EXPECT_EQ(40, dm_current(cg));
 	EXPECT_EQ(37, dm_stat(cg, "migrated_in"));
-	EXPECT_EQ(38, dm_stat(cg, "unused"));
+	EXPECT_EQ(40, dm_stat(cg, "unused"));
 
-	/* a held dentry is not unused */
+	/* a used dentry stays on the lazy LRU */
 	fd = open(dm_join(f, d, "f0"), O_RDONLY | O_CLOEXEC);
 	ASSERT_LE(0, fd);
-	EXPECT_EQ(37, dm_stat(cg, "unused"));
+	EXPECT_EQ(40, dm_stat(cg, "unused"));
 	close(fd);
-	EXPECT_EQ(38, dm_stat(cg, "unused"));
+
+	/* one never unused joins it with its last reference */
+	fd = open(dm_join(f, d, "h"), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(41, dm_current(cg));
+	EXPECT_EQ(40, dm_stat(cg, "unused"));
+	close(fd);
+	EXPECT_EQ(41, dm_stat(cg, "unused"));
+
+	/* negative turns positive and back */
+	EXPECT_EQ(10, dm_stat(cg, "negative"));
+	ASSERT_EQ(1, dm_create_files(d, "missing", 0, 1, &err));
+	EXPECT_EQ(9, dm_stat(cg, "negative"));
+	ASSERT_EQ(0, unlink(dm_name(f, d, "missing", 0)));
+	EXPECT_EQ(10, dm_stat(cg, "negative"));
+	EXPECT_EQ(41, dm_current(cg));
 
 	ASSERT_EQ(0, dm_unbind(&self->ctx, cg, d));
 	EXPECT_EQ(0, dm_current(cg));
-	EXPECT_EQ(40, dm_stat(cg, "migrated_out"));
+	EXPECT_EQ(41, dm_stat(cg, "migrated_out"));
 	EXPECT_EQ(0, dm_stat(cg, "unused"));
 	EXPECT_EQ(0, dm_stat(cg, "negative"));
 }
@@ -385,7 +403,8 @@ TEST_F_TIMEOUT(observe, stat_reclaimed_exact, DM_TIMEOUT)
 	EXPECT_LE(n + 1 - 100, reclaimed);
 	EXPECT_EQ(1 + n - cur, reclaimed);
 	EXPECT_EQ(cur - 1, dm_stat(cg, "negative"));
-	EXPECT_EQ(cur - 1, dm_stat(cg, "unused"));
+	/* the root too: it went on the LRU when its mkdir returned */
+	EXPECT_EQ(cur, dm_stat(cg, "unused"));
 	/* reclaim made room every time: no allocation failed */
 	EXPECT_EQ(0, dm_events(cg, false));
 }
