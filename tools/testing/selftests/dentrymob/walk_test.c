@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * No spinlock held across an unbounded number of dentries
+ * (cgroup-v2.rst, "Dentry"): moving a subtree's charges, when it is
+ * renamed into another mob, bound as a nested root or unbound, walks it a
+ * bounded batch of children at a time under each lock, may reschedule
+ * between batches, and takes no rename_lock for the whole subtree.
+ *
+ * One ext4 directory holds DENTRYMOB_HUGE_N (default 1,000,000) negative
+ * dentries.  With the soft lockup detector at its tightest
+ * (watchdog_thresh=1: a CPU that does not schedule for 2 s is reported,
+ * and the harness fails any run with such a report), the directory is
+ * renamed into a mob, bound to a second cgroup as a nested root, unbound
+ * and renamed back out, each moving a million charges, while another
+ * task renames a file back and forth in an unrelated directory and
+ * records its slowest rename.  A walk that held rename_lock for the whole
+ * subtree (d_walk() takes it exclusively when a rename races its first,
+ * lockless pass, which this renamer makes sure of) would stall that task
+ * for the whole walk.  The counts are exact at each step.
+ *
+ * The slowest rename is reported as guest time; the target is 10 ms on
+ * real hardware, and under TCG on a shared host a single rename may be
+ * delayed by the host alone, so the test fails only past WT_SLOW_MS.
+ * Measured under TCG with 1,000,000 dentries: 28 ms with the bounded
+ * walk, 424 ms with d_walk(), whose walks of the directory took 0.5 to
+ * 0.85 s each (a soft lockup takes 2 s, so a million does not trigger
+ * one; five million would, in a guest with the memory for them).
+ * make check-debug runs it with fewer dentries (DENTRYMOB_HUGE_N).
+ */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <time.h>
+#include "kselftest_harness.h"
+#include "dentrymob_util.h"
+
+#define WT_N_DEFAULT	1000000
+#define WT_SLOW_MS	150	/* a stalled rename: the walk held it off */
+#define WT_THRESH	"/proc/sys/kernel/watchdog_thresh"
+
+struct wt_renamer {
+	char a[DM_PATH], b[DM_PATH];
+	int stop;
+	long count;
+	long max_ns;
+	int err;
+};
+
+FIXTURE(walk) {
+	struct dm_ctx ctx;
+	char thresh[32];	/* the watchdog_thresh to restore, or "" */
+	pid_t pid;
+};
+
+FIXTURE_SETUP(walk)
+{
+	dm_ctx_init(_metadata, &self->ctx, "walk");
+}
+
+FIXTURE_TEARDOWN(walk)
+{
+	int status;
+
+	if (self->pid > 0) {
+		kill(self->pid, SIGKILL);
+		dm_wait_child(self->pid, 10000, &status);
+	}
+	if (self->thresh[0])
+		dm_write_str(WT_THRESH, self->thresh);
+	dm_ctx_cleanup(&self->ctx);
+}
+
+static long wt_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000L + ts.tv_nsec;
+}
+
+/* Renames a <-> b until told to stop; records the slowest rename. */
+static int wt_rename_loop(void *arg)
+{
+	struct wt_renamer *r = arg;
+
+	while (!__atomic_load_n(&r->stop, __ATOMIC_SEQ_CST)) {
+		long t = wt_ns();
+
+		if (rename(r->count & 1 ? r->b : r->a,
+			   r->count & 1 ? r->a : r->b)) {
+			r->err = errno;
+			return 1;
+		}
+		t = wt_ns() - t;
+		if (t > r->max_ns)
+			r->max_ns = t;
+		r->count++;
+	}
+	return 0;
+}
+
+/* @n negative dentries @dir/n0.. through fstatat() on missing names. */
+static long wt_fill(const char *dir, long n)
+{
+	char name[32];
+	struct stat st;
+	long i, good = 0;
+	int fd = open(dir, O_RDONLY | O_DIRECTORY);
+
+	if (fd < 0)
+		return -errno;
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "n%ld", i);
+		if (fstatat(fd, name, &st, 0) && errno == ENOENT)
+			good++;
+	}
+	close(fd);
+	return good;
+}
+
+static long wt_step(const char *what)
+{
+	static long t0;
+	long ms = t0 ? dm_now_ms() - t0 : 0;
+
+	if (t0)
+		printf("# %s: %ld ms\n", what, ms);
+	t0 = dm_now_ms();
+	return ms;
+}
+
+TEST_F_TIMEOUT(walk, huge_dir_rename_bind_unbind, 1800)
+{
+	const char *a = dm_cg(_metadata, &self->ctx, NULL, "a");
+	const char *b = dm_cg(_metadata, &self->ctx, NULL, "b");
+	char big[DM_PATH], da[DM_PATH], in_a[DM_PATH], other[DM_PATH];
+	const char *env = getenv("DENTRYMOB_HUGE_N");
+	long n = env ? atol(env) : WT_N_DEFAULT;
+	struct wt_renamer *r;
+	int fd, status;
+
+	ASSERT_LT(0, n);
+	ASSERT_LE(0, dm_read_file(WT_THRESH, self->thresh,
+				  sizeof(self->thresh))) {
+		TH_LOG("no %s: CONFIG_SOFTLOCKUP_DETECTOR=y?", WT_THRESH);
+	}
+	r = dm_shared_alloc(sizeof(*r));
+	ASSERT_NE(NULL, r);
+
+	ASSERT_EQ(0, mkdir(dm_join(big, self->ctx.base, "big"), 0755));
+	ASSERT_EQ(0, mkdir(dm_join(da, self->ctx.base, "a"), 0755));
+	ASSERT_EQ(0, mkdir(dm_join(other, self->ctx.base, "other"), 0755));
+	dm_join(r->a, other, "x");
+	dm_join(r->b, other, "y");
+	fd = open(r->a, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	ASSERT_LE(0, fd);
+	close(fd);
+
+	wt_step(NULL);
+	ASSERT_EQ(n, wt_fill(big, n));
+	wt_step("fill");
+	ASSERT_EQ(0, dm_bind(&self->ctx, a, da));
+	ASSERT_EQ(1, dm_current(a));
+
+	ASSERT_EQ(0, dm_write_str(WT_THRESH, "1"));
+	self->pid = dm_start_child(wt_rename_loop, r);
+	ASSERT_LT(0, self->pid);
+	dm_sleep_ms(100);
+
+	/* into a's mob: the rename moves n + 1 charges */
+	ASSERT_EQ(0, rename(big, dm_join(in_a, da, "big")));
+	wt_step("rename into a");
+	EXPECT_EQ(n + 2, dm_current(a));
+
+	/* a nested root of b: the bind moves them on */
+	ASSERT_EQ(0, dm_bind(&self->ctx, b, in_a));
+	wt_step("bind to b");
+	EXPECT_EQ(n + 1, dm_current(b));
+	EXPECT_EQ(1, dm_current(a));
+
+	/* and the unbind back to a */
+	ASSERT_EQ(0, dm_unbind(&self->ctx, b, in_a));
+	wt_step("unbind from b");
+	EXPECT_EQ(0, dm_current(b));
+	EXPECT_EQ(n + 2, dm_current(a));
+
+	/* out of every mob */
+	ASSERT_EQ(0, rename(in_a, big));
+	wt_step("rename out of a");
+	EXPECT_EQ(1, dm_current(a));
+
+	__atomic_store_n(&r->stop, 1, __ATOMIC_SEQ_CST);
+	ASSERT_EQ(0, dm_wait_child(self->pid, 10000, &status));
+	self->pid = 0;
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status)) {
+		TH_LOG("the renamer: %s", strerror(r->err));
+	}
+	printf("# slowest unrelated rename: %ld us of %ld renames\n",
+	       r->max_ns / 1000, r->count);
+	EXPECT_LT(0, r->count);
+	EXPECT_GT(WT_SLOW_MS * 1000000L, r->max_ns);
+}
+
+TEST_HARNESS_MAIN
