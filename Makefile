@@ -23,7 +23,7 @@ CGROUP_TOOLS_VERSION := 2.0.2-2
 # Host packages: what every target needs, and what make check-tools adds.
 DEPS := $(BASE_PKG)=$(BASE_PKG_VERSION) qemu-system-x86 busybox-static \
 	flex bison bc libelf-dev libssl-dev cpio dwarves ccache e2fsprogs \
-	make gcc libc6-dev binutils perl python3 xz-utils patch git
+	make gcc libc6-dev binutils perl python3 xz-utils patch git stress-ng=0.15.06-2
 TOOLS_DEPS := runc=$(RUNC_VERSION) crun=$(CRUN_VERSION) \
 	cgroup-tools=$(CGROUP_TOOLS_VERSION) dpkg-dev
 
@@ -119,11 +119,17 @@ check: deps kernel tests initramfs
 
 # The debug kernel's struct dentry is larger (lockdep maps in d_lock and
 # d_seq): the layout test gets the size this build really has.  walk_test's
-# directory of a million dentries would not fit KASAN's guest, nor its time.
+# directory of a million dentries would not fit KASAN's guest, nor its time,
+# and 10000 cycles of cycles_test take 25 min there (about 164 ms each):
+# 1500 run every variant under lockdep and kmemleak in about 4 min.  The
+# full 10000 by hand: make check-debug GUEST_ENV=DENTRYMOB_CYCLES=10000
+# TEST_TIMEOUT=2400 GUEST_TIMEOUT=3600 (docs/robustness.md).
+debug_env = $(if $(findstring DENTRYMOB_HUGE_N,$(GUEST_ENV)),,DENTRYMOB_HUGE_N=200000) \
+	$(if $(findstring DENTRYMOB_CYCLES,$(GUEST_ENV)),,DENTRYMOB_CYCLES=1500)
 check-debug: deps kernel-debug tests initramfs
 	@GUEST_KERNEL=build/bzImage-debug GUEST_LOG=console-debug \
 		GUEST_TIMEOUT=$(call timeout,debug) GUEST_SKIP=fail \
-		GUEST_ENV="DENTRYMOB_DENTRY_SIZE=$$(scripts/tree/dentry-size.sh build/obj-debug) DENTRYMOB_HUGE_N=200000 $(GUEST_ENV)" \
+		GUEST_ENV="DENTRYMOB_DENTRY_SIZE=$$(scripts/tree/dentry-size.sh build/obj-debug) $(debug_env) $(GUEST_ENV)" \
 		scripts/guest/guest.py
 
 demo: deps kernel

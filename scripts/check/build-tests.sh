@@ -34,3 +34,28 @@ done
 for s in "$dir"/*.sh; do
 	install -m 0755 "$s" "$out/"
 done
+
+# stress-ng for stressng_test.sh: Debian's own binary (make deps installs it)
+# with the shared libraries that ldd names, as make check-tools does for
+# runc.  The guest's root is a static busybox with no /lib64 or /lib, so
+# they go below the helper directory tests/stress-ng/ at the paths ldd
+# gives, and the wrapper tests/stress-ng/run starts the binary through the
+# copied dynamic loader with --library-path: nothing outside /tests changes
+# for the other tests.  /init runs only *_test, *_test.sh and *_bench.sh.
+sng=/usr/bin/stress-ng
+[ -x $sng ] || die "$sng is missing: run make deps"
+S=$out/stress-ng G=/tests/stress-ng	# G: where S is in the guest
+libs=$(ldd $sng | grep -o '/[^ ]*')
+install -D -m 0755 $sng "$S$sng"
+for lib in $libs; do
+	install -D -m 0755 "$(readlink -f "$lib")" "$S$lib"
+done
+ld=$(grep /ld-linux <<<"$libs") || die "ldd names no dynamic loader for $sng"
+libpath=$(grep -v /ld-linux <<<"$libs" | xargs -n1 dirname | sort -u |
+	sed "s|^|$G|" | paste -sd:)
+cat >"$S/run" <<RUN
+#!/bin/sh
+# $sng through its own loader (scripts/check/build-tests.sh)
+exec $G$ld --library-path $libpath $G$sng "\$@"
+RUN
+chmod 0755 "$S/run"

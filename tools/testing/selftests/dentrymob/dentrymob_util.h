@@ -859,4 +859,173 @@ static inline int dm_become_nobody(void)
 	return 0;
 }
 
+/* ---------------------------------------------------------------------- */
+/* Counting dentries exactly                                               */
+
+/*
+ * nr_dentry, the first field of /proc/sys/fs/dentry-state, counts the
+ * dentries of every filesystem; a leak check compares it with a baseline,
+ * both taken after drop_caches.  drop_caches alone does not make that
+ * exact.  procfs and kernfs (sysfs, cgroupfs) set their superblock
+ * shrinker's seeks to 0 (fs/proc/root.c, fs/kernfs/mount.c), and for
+ * those do_shrink_slab() (mm/shrinker.c) scans only freeable / 2 objects
+ * per call, plus what it deferred before.  One unused dentry alone on such
+ * a superblock's LRU (freeable 1, nothing deferred) is never scanned, how
+ * often drop_caches runs does not matter.  Two or more are, after at most
+ * three calls of deferral, unless the scan leaves exactly one behind (a
+ * DCACHE_REFERENCED one, which it only rotates).  Which file of the test
+ * is left over, and whether it frees one left over by an earlier test,
+ * depends on the order the files were last used in: nr_dentry then ends
+ * one above or below its baseline (seen with /sys/fs/cgroup/cgroup.stat,
+ * which every wait for an offline reads).  ext4 and tmpfs keep the default
+ * seeks: drop_caches scans all of their LRU.
+ *
+ * So a test that wants nr_dentry exact
+ *  - opens every procfs, sysfs and cgroupfs file that it uses outside its
+ *    own cgroups before it settles the baseline, and keeps it open
+ *    (dm_nr_pin()): a dentry in use is not freed, and a lookup of it
+ *    neither creates one nor puts one on an LRU;
+ *  - removes its cgroups with dm_cg_rmdir_unhash(), and closes what it
+ *    opened in them before;
+ *  - settles with dm_nr_settle() at both ends, and drops no caches in
+ *    between: a drop with the test's own dentries on a cgroupfs LRU may
+ *    free one left over there before.
+ */
+#define DM_NR_PINS	8
+#define DM_NR_STABLE	4	/* drops without a change: settled */
+
+struct dm_nr {
+	int state;	/* /proc/sys/fs/dentry-state */
+	int drop;	/* /proc/sys/vm/drop_caches */
+	int pins[DM_NR_PINS];
+	int npins;
+};
+
+/* Keeps @path open in @n; returns the descriptor (for pread()) or -errno. */
+static inline int dm_nr_pin(struct dm_nr *n, const char *path, int flags)
+{
+	int fd;
+
+	if (n->npins >= DM_NR_PINS)
+		return -ENOSPC;
+	fd = open(path, flags | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n->pins[n->npins++] = fd;
+	return fd;
+}
+
+/* Opens and pins the two files that counting itself needs; 0 or -errno. */
+static inline int dm_nr_open(struct dm_nr *n)
+{
+	memset(n, 0, sizeof(*n));
+	n->state = dm_nr_pin(n, "/proc/sys/fs/dentry-state", O_RDONLY);
+	n->drop = dm_nr_pin(n, "/proc/sys/vm/drop_caches", O_WRONLY);
+	return n->state < 0 ? n->state : n->drop < 0 ? n->drop : 0;
+}
+
+static inline void dm_nr_close(struct dm_nr *n)
+{
+	while (n->npins > 0)
+		close(n->pins[--n->npins]);
+}
+
+/* pread()s a pinned file into @buf (NUL-terminated); length or -errno. */
+static inline ssize_t dm_pread_str(int fd, char *buf, size_t size)
+{
+	ssize_t len = pread(fd, buf, size - 1, 0);
+
+	if (len < 0)
+		return -errno;
+	buf[len] = '\0';
+	return len;
+}
+
+/* nr_dentry, without a lookup; -errno on failure. */
+static inline long dm_nr_read(struct dm_nr *n)
+{
+	char buf[256];
+	ssize_t len = dm_pread_str(n->state, buf, sizeof(buf));
+
+	return len < 0 ? len : atol(buf);
+}
+
+/* echo 2 > /proc/sys/vm/drop_caches, without a lookup; 0 or -errno. */
+static inline int dm_nr_drop(struct dm_nr *n)
+{
+	sync();
+	return pwrite(n->drop, "2\n", 2, 0) == 2 ? 0 : -errno;
+}
+
+/*
+ * Drops caches until nr_dentry has not changed for DM_NR_STABLE drops in a
+ * row, and returns it (-ETIMEDOUT if it never settles, or -errno).  Three
+ * unchanged drops can still be deferral (above) or DCACHE_REFERENCED's
+ * second chance; four cannot.
+ */
+static inline long dm_nr_settle(struct dm_nr *n)
+{
+	long last = -1, v;
+	int i, same = 0;
+
+	for (i = 0; i < 100 && same < DM_NR_STABLE; i++) {
+		v = dm_nr_drop(n);
+		if (v)
+			return v;
+		v = dm_nr_read(n);
+		if (v < 0)
+			return v;
+		same = v == last ? same + 1 : 0;
+		last = v;
+	}
+	return same >= DM_NR_STABLE ? last : -ETIMEDOUT;
+}
+
+/* nr_dying_descendants of a pinned cgroup.stat, or -errno */
+static inline long dm_nr_dying(int statfd)
+{
+	char buf[DM_BUF], *p;
+	ssize_t len = dm_pread_str(statfd, buf, sizeof(buf));
+
+	if (len < 0)
+		return len;
+	p = strstr(buf, "nr_dying_descendants ");
+	return p ? atol(p + 21) : -EINVAL;
+}
+
+/*
+ * Polls a pinned cgroup.stat until no removed cgroup below it is still
+ * being offlined (the css of a removed cgroup goes from a workqueue after
+ * an RCU grace period), or @ms pass.  Returns the last count read.
+ */
+static inline long dm_nr_wait_dying(int statfd, int ms)
+{
+	long v;
+
+	for (;;) {
+		v = dm_nr_dying(statfd);
+		if (v == 0 || ms <= 0)
+			return v;
+		dm_sleep_ms(1);
+		ms -= 1;
+	}
+}
+
+/*
+ * rmdir of a cgroup that leaves no dentry behind.  A plain rmdir() turns
+ * the directory's dentry negative and keeps it, on the cgroupfs LRU (see
+ * above); with another reference held, d_delete() unhashes it instead,
+ * and it is freed when that reference goes.  vfs_rmdir() frees the unused
+ * dentries below it (the cgroup's files) with shrink_dcache_parent().
+ */
+static inline int dm_cg_rmdir_unhash(const char *cg)
+{
+	int fd = open(cg, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int ret = dm_cg_rmdir(cg);
+
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
 #endif /* __DENTRYMOB_UTIL_H */

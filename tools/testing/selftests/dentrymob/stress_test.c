@@ -30,12 +30,11 @@
  *    the nearest bound root above it, as dentry.root lists them, and
  *    charged to that cgroup and its ancestors;
  *  - once everything is torn down, nothing is leaked: nr_dentry of
- *    /proc/sys/fs/dentry-state returns to its baseline within one, and
- *    the dentry slab's active objects exceed it by two slabs per CPU at
- *    most, after
- *    drop_caches (see leak_check() for why); the baseline is taken after
- *    a first, short race, so that what the kernel creates once and keeps
- *    is in it;
+ *    /proc/sys/fs/dentry-state returns to its baseline exactly, and the
+ *    dentry slab's active objects exceed it by two slabs per CPU at most,
+ *    after drop_caches (see leak_check() for why); the baseline is taken
+ *    after a first, short race, so that what the kernel creates once and
+ *    keeps is in it;
  *  - the host fails the run on any kernel splat, and a debug kernel
  *    (make check-debug) adds KASAN, lockdep and kmemleak to that.
  */
@@ -66,6 +65,15 @@ struct stress_shared {
 	int nbad;
 	char bad[MAX_BAD][DM_PATH + 64];
 };
+
+/*
+ * The files the leak check reads, held open from before the first race
+ * (dentrymob_util.h, "Counting dentries exactly"): nr_dentry, the slab
+ * files, and the root cgroup's files that dm_ctx_init() and
+ * wait_offlined() read.
+ */
+static struct dm_nr nrc;
+static int slab_shrink_fd = -1, slabinfo_fd = -1, root_stat_fd = -1;
 
 struct stress {
 	struct dm_ctx ctx;
@@ -563,13 +571,21 @@ static void check_recount(struct __test_metadata *_metadata, struct stress *s)
 /* ---------------------------------------------------------------------- */
 /* Leaks                                                                   */
 
-static long nr_dentry(void)
+/* Opens what the leak check reads, before anything else happens. */
+static void pin_counters(struct __test_metadata *_metadata)
 {
-	char buf[256];
-
-	if (dm_read_file("/proc/sys/fs/dentry-state", buf, sizeof(buf)) < 0)
-		return -1;
-	return atol(buf);
+	ASSERT_EQ(0, dm_nr_open(&nrc));
+	slab_shrink_fd = dm_nr_pin(&nrc, "/sys/kernel/slab/dentry/shrink",
+				   O_WRONLY);
+	ASSERT_LE(0, slab_shrink_fd);
+	slabinfo_fd = dm_nr_pin(&nrc, "/proc/slabinfo", O_RDONLY);
+	ASSERT_LE(0, slabinfo_fd);
+	root_stat_fd = dm_nr_pin(&nrc, DM_CGROUP_ROOT "/cgroup.stat", O_RDONLY);
+	ASSERT_LE(0, root_stat_fd);
+	ASSERT_LE(0, dm_nr_pin(&nrc, DM_CGROUP_ROOT "/cgroup.controllers",
+			       O_RDONLY));
+	ASSERT_LE(0, dm_nr_pin(&nrc, DM_CGROUP_ROOT "/cgroup.subtree_control",
+			       O_RDONLY));
 }
 
 /*
@@ -579,22 +595,21 @@ static long nr_dentry(void)
  */
 static long slab_dentries(void)
 {
-	char line[512];
-	long active = -1;
-	FILE *f;
+	static char buf[1 << 16];
+	ssize_t len = 0, r;
+	char *line;
 
-	if (dm_write_str("/sys/kernel/slab/dentry/shrink", "1"))
+	if (pwrite(slab_shrink_fd, "1", 1, 0) != 1)
 		return -1;
-	f = fopen("/proc/slabinfo", "re");
-	if (!f)
+	/* /proc/slabinfo is a seq_file: read it whole, from offset 0 */
+	while ((r = pread(slabinfo_fd, buf + len, sizeof(buf) - 1 - len,
+			  len)) > 0)
+		len += r;
+	if (r < 0)
 		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "dentry ", 7)) {
-			active = atol(line + 7);
-			break;
-		}
-	fclose(f);
-	return active;
+	buf[len] = '\0';
+	line = strstr(buf, "\ndentry ");
+	return line ? atol(line + 8) : -1;
 }
 
 /* cgroup.stat's nr_dying_descendants of @cg, or -1. */
@@ -602,6 +617,8 @@ static long nr_dying(const char *cg)
 {
 	char buf[DM_BUF], *p;
 
+	if (!strcmp(cg, DM_CGROUP_ROOT))
+		return dm_nr_dying(root_stat_fd);
 	if (dm_cg_read(cg, "cgroup.stat", buf, sizeof(buf)) < 0)
 		return -1;
 	p = strstr(buf, "nr_dying_descendants ");
@@ -619,45 +636,43 @@ static void wait_offlined(struct __test_metadata *_metadata, const char *cg)
 }
 
 /*
- * drop_caches frees a dentry that was used since the last pass only on
- * the next one (DCACHE_REFERENCED gives it a second chance), so drop three
- * times before each read.
+ * Frees what unused dentry is left alone on the cgroupfs LRU, where the
+ * drop_caches of the next recount would free it, or not (dentrymob_util.h,
+ * "Counting dentries exactly"): a temporary cgroup's files join it, unused
+ * and used once, so that the drops scan the whole LRU, and the cgroup goes
+ * with dm_cg_rmdir_unhash().  A scan only rotates a dentry marked
+ * DCACHE_REFERENCED, clearing the mark: the recount of the first race has
+ * done that for whatever was there before.
  */
-static long quiet_nr(struct __test_metadata *_metadata)
+static void flush_cgroupfs(struct __test_metadata *_metadata)
 {
-	int i;
+	char cg[DM_PATH], buf[DM_BUF];
 
-	for (i = 0; i < 3; i++)
-		EXPECT_EQ(0, dm_drop_caches(2));
-	return nr_dentry();
+	dm_join(cg, DM_CGROUP_ROOT, "dm_stress_flush");
+	dm_cg_rmdir_unhash(cg);		/* a leftover of a killed run */
+	ASSERT_EQ(0, mkdir(cg, 0755));
+	ASSERT_LE(0, dm_cg_read(cg, "cgroup.procs", buf, sizeof(buf)));
+	ASSERT_LE(0, dm_cg_read(cg, "cgroup.type", buf, sizeof(buf)));
+	ASSERT_LT(0, dm_nr_settle(&nrc));
+	ASSERT_EQ(0, dm_cg_rmdir_unhash(cg));
 }
 
 /*
- * nr_dentry once the system is quiet: two reads that agree.  The slab
- * count is read in between, after nr_dentry, so that the files it uses do
- * not count.
+ * nr_dentry once the system is quiet (dm_nr_settle()), and the slab count
+ * after it.
  */
 static void quiet_counts(struct __test_metadata *_metadata, long *nr,
 			 long *slab)
 {
-	long again;
-	int i;
-
-	for (i = 0; i < 50; i++) {
-		*nr = quiet_nr(_metadata);
-		*slab = slab_dentries();
-		again = quiet_nr(_metadata);
-		ASSERT_LT(0, *nr);
-		if (*nr == again)
-			return;
-		dm_sleep_ms(100);
-	}
-	TH_LOG("nr_dentry does not settle: %ld, then %ld", *nr, again);
+	*nr = dm_nr_settle(&nrc);
+	ASSERT_LT(0, *nr);
+	*slab = slab_dentries();
 }
 
 /*
- * Back at the baseline: every dentry the test made is gone.  Polled, as
- * freed dentries go back to the slab only after an RCU grace period.
+ * Back at the baseline: every dentry the test made is gone.  The slab
+ * count is polled, as freed dentries go back to the slab only after an
+ * RCU grace period; nr_dentry drops at once (__dentry_kill()).
  */
 static void leak_check(struct __test_metadata *_metadata, long base_nr,
 		       long base_slab)
@@ -674,12 +689,14 @@ static void leak_check(struct __test_metadata *_metadata, long base_nr,
 	TH_LOG("nr_dentry %ld (baseline %ld), dentry slab %ld (baseline %ld)",
 	       nr, base_nr, slab, base_slab);
 	/*
-	 * nr_dentry was seen one off its baseline, either way, in runs
-	 * without any leak (the slab count matching exactly): one of the
-	 * procfs or sysfs entries that the reads use is cached or not.  A
-	 * leaked root, subtree or mob shows in the exact checks before.
+	 * Exact: everything the test reads outside its cgroups is held open
+	 * since before the baseline, and its cgroups leave no dentry behind
+	 * (teardown()).  It used to be one off, either way, without any leak:
+	 * a lone unused dentry on a procfs or cgroupfs LRU (there, the
+	 * root's cgroup.stat) survives drop_caches, or goes when others join
+	 * it (dentrymob_util.h, "Counting dentries exactly").
 	 */
-	EXPECT_GE(1, labs(base_nr - nr));
+	EXPECT_EQ(base_nr, nr);
 	/*
 	 * The slab count moves by whole slabs (21 objects) either way in
 	 * leak-free runs: a CPU may take a slab again between the shrink and
@@ -750,8 +767,12 @@ static void teardown(struct __test_metadata *_metadata, struct stress *s)
 		EXPECT_EQ(0, dm_cg_write(s->cg[rc.roots[i].cg], "dentry.root",
 					 path)) TH_LOG("unbind %s", path);
 	}
-	for (i = 0; i < NR_CGS; i++)
+	for (i = 0; i < NR_CGS; i++) {
 		EXPECT_EQ(0, dm_current(s->cg[i]));
+		/* the dentry.stat counters followed every change too */
+		EXPECT_EQ(0, dm_stat(s->cg[i], "unused"));
+		EXPECT_EQ(0, dm_stat(s->cg[i], "negative"));
+	}
 	while (!umount2(s->mp, MNT_DETACH))
 		;
 	while (!umount2(s->top[1], MNT_DETACH))
@@ -763,8 +784,9 @@ static void teardown(struct __test_metadata *_metadata, struct stress *s)
 	/* The baseline was taken before the test's own directory existed. */
 	dm_rm_rf(s->ctx.base);
 	s->ctx.base[0] = '\0';
+	/* no negative dentry of a cgroup stays on the cgroupfs LRU */
 	for (i = NR_CGS - 1; i >= 0; i--) {
-		EXPECT_EQ(0, dm_cg_rmdir(s->cg[i]));
+		EXPECT_EQ(0, dm_cg_rmdir_unhash(s->cg[i]));
 		dm_ctx_forget_cg(&s->ctx, s->cg[i]);
 	}
 	wait_offlined(_metadata, DM_CGROUP_ROOT);
@@ -846,23 +868,26 @@ static void race(struct __test_metadata *_metadata, int seconds)
 
 /*
  * The race, then the recount and the leak check.  A first, short race
- * warms up what the kernel creates once and keeps (the sysfs, procfs and
- * cgroupfs entries the test reads, the test's own directories' parents),
- * so that the baseline taken after it must be met exactly after the real
- * one.
+ * warms up what the kernel creates once and keeps (the test's own
+ * directories' parents; the files it reads outside its cgroups are held
+ * open from the start), and flush_cgroupfs() empties the cgroupfs LRU, so
+ * that the baseline taken then must be met exactly after the real one.
  */
 TEST_F_TIMEOUT(stress, race, 900)
 {
 	long base_nr, base_slab;
 
+	pin_counters(_metadata);
 	race(_metadata, 2);
 	if (_metadata->exit_code)
 		return;
 	wait_offlined(_metadata, DM_CGROUP_ROOT);
+	flush_cgroupfs(_metadata);
 	quiet_counts(_metadata, &base_nr, &base_slab);
 
 	race(_metadata, stress_seconds());
 	leak_check(_metadata, base_nr, base_slab);
+	dm_nr_close(&nrc);
 }
 
 /*
