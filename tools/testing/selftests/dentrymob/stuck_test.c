@@ -39,12 +39,16 @@
 
 enum st_how { ST_FREEZE, ST_REMOUNT_RO };
 
-FIXTURE(stuck) {
-	struct dm_ctx ctx;
+struct st_disk {
 	char mnt[DM_PATH];	/* the slow disk */
 	char dir[DM_PATH];	/* this test's directory on it */
 	pid_t pid;		/* the freeze or remount, 0 once reaped */
 	bool frozen;		/* FITHAW at teardown */
+};
+
+FIXTURE(stuck) {
+	struct dm_ctx ctx;
+	struct st_disk d;
 };
 
 FIXTURE_SETUP(stuck)
@@ -55,16 +59,16 @@ FIXTURE_SETUP(stuck)
 	dm_ctx_init(_metadata, &self->ctx, "stuck");
 	if (!dev || !*dev)
 		SKIP(return, "no slow disk: DENTRYMOB_SLOW_DISK is not set");
-	ASSERT_EQ(0, mkdir(dm_join(self->mnt, self->ctx.base, "slow"), 0755));
-	ASSERT_EQ(0, mount(dev, self->mnt, "ext4", 0, NULL)) {
+	ASSERT_EQ(0, mkdir(dm_join(self->d.mnt, self->ctx.base, "slow"), 0755));
+	ASSERT_EQ(0, mount(dev, self->d.mnt, "ext4", 0, NULL)) {
 		TH_LOG("mount %s: %s", dev, strerror(errno));
 	}
-	dm_copy(self->ctx.mnts[self->ctx.nmnts++], self->mnt);
+	dm_copy(self->ctx.mnts[self->ctx.nmnts++], self->d.mnt);
 	/* what an earlier test in this file left on the disk goes first */
-	dm_join(self->dir, self->mnt, _metadata->name);
-	dm_rm_rf(self->dir);
-	ASSERT_EQ(0, mkdir(self->dir, 0755));
-	fd = open(self->mnt, O_RDONLY | O_DIRECTORY);
+	dm_join(self->d.dir, self->d.mnt, _metadata->name);
+	dm_rm_rf(self->d.dir);
+	ASSERT_EQ(0, mkdir(self->d.dir, 0755));
+	fd = open(self->d.mnt, O_RDONLY | O_DIRECTORY);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, syncfs(fd));
 	close(fd);
@@ -74,10 +78,10 @@ FIXTURE_TEARDOWN(stuck)
 {
 	int status, fd;
 
-	if (self->pid > 0)
-		dm_wait_child(self->pid, ST_END_MS, &status);
-	if (self->frozen) {
-		fd = open(self->mnt, O_RDONLY | O_DIRECTORY);
+	if (self->d.pid > 0)
+		dm_wait_child(self->d.pid, ST_END_MS, &status);
+	if (self->d.frozen) {
+		fd = open(self->d.mnt, O_RDONLY | O_DIRECTORY);
 		if (fd >= 0) {
 			ioctl(fd, FITHAW, 0);
 			close(fd);
@@ -137,41 +141,41 @@ static bool st_still_stuck(pid_t pid)
 	       !info.si_pid;
 }
 
-static void st_run(struct __test_metadata *_metadata,
-		   FIXTURE_DATA(stuck) *self, enum st_how how)
+static void st_run(struct __test_metadata *_metadata, struct dm_ctx *ctx,
+		   struct st_disk *disk, enum st_how how)
 {
-	const char *a = dm_cg(_metadata, &self->ctx, NULL, "a");
-	const char *b = dm_cg(_metadata, &self->ctx, NULL, "b");
-	const char *c = dm_cg(_metadata, &self->ctx, NULL, "c");
+	const char *a = dm_cg(_metadata, ctx, NULL, "a");
+	const char *b = dm_cg(_metadata, ctx, NULL, "b");
+	const char *c = dm_cg(_metadata, ctx, NULL, "c");
 	char da[DM_PATH], db[DM_PATH], probe[DM_PATH + 8];
 	int n, err, status, ret;
 	long t0, ms;
 	pid_t pid;
 
 	/* a: at its limit, bound on the slow disk */
-	ASSERT_EQ(0, mkdir(dm_join(da, self->dir, "a"), 0755));
+	ASSERT_EQ(0, mkdir(dm_join(da, disk->dir, "a"), 0755));
 	ASSERT_EQ(0, dm_set_max(a, ST_MAX));
-	ASSERT_EQ(0, dm_bind(&self->ctx, a, da));
+	ASSERT_EQ(0, dm_bind(ctx, a, da));
 	EXPECT_EQ(ST_LOOKUPS, dm_stat_names(da, "x", 0, ST_LOOKUPS, ENOENT));
 	ASSERT_GE(ST_MAX, dm_current(a));
 
 	/* b: the cgroup to remove, with a root full of cached files */
-	ASSERT_EQ(0, mkdir(dm_join(db, self->dir, "b"), 0755));
+	ASSERT_EQ(0, mkdir(dm_join(db, disk->dir, "b"), 0755));
 	ASSERT_EQ(ST_FILES, dm_create_files(db, "f", 0, ST_FILES, &err));
-	ASSERT_EQ(0, dm_bind(&self->ctx, b, db));
+	ASSERT_EQ(0, dm_bind(ctx, b, db));
 	ASSERT_EQ(ST_FILES + 1, dm_current(b));
-	snprintf(probe, sizeof(probe), "%s_probe", self->ctx.cgprefix);
+	snprintf(probe, sizeof(probe), "%s_probe", ctx->cgprefix);
 	rmdir(probe);
 
-	ASSERT_EQ(0, st_dirty(self->dir, ST_DIRTY));
-	st_mnt = self->mnt;
+	ASSERT_EQ(0, st_dirty(disk->dir, ST_DIRTY));
+	st_mnt = disk->mnt;
 	t0 = dm_now_ms();
-	self->pid = dm_start_child(how == ST_FREEZE ? st_freeze : st_remount_ro,
+	disk->pid = dm_start_child(how == ST_FREEZE ? st_freeze : st_remount_ro,
 				   NULL);
-	ASSERT_LT(0, self->pid);
-	self->frozen = how == ST_FREEZE;
+	ASSERT_LT(0, disk->pid);
+	disk->frozen = how == ST_FREEZE;
 	dm_sleep_ms(ST_STUCK_MS);
-	ASSERT_TRUE(st_still_stuck(self->pid)) {
+	ASSERT_TRUE(st_still_stuck(disk->pid)) {
 		TH_LOG("the %s returned within %ld ms: the disk is not slow",
 		       how == ST_FREEZE ? "freeze" : "remount",
 		       dm_now_ms() - t0);
@@ -192,7 +196,7 @@ static void st_run(struct __test_metadata *_metadata,
 	 * returns within a second only if the offline did not wait.
 	 */
 	ASSERT_EQ(0, dm_cg_rmdir(b));
-	dm_ctx_forget_cg(&self->ctx, b);
+	dm_ctx_forget_cg(ctx, b);
 	dm_sleep_ms(ST_STUCK_MS);
 	ms = dm_now_ms();
 	pid = dm_start_child(st_mkdir, probe);
@@ -209,7 +213,7 @@ static void st_run(struct __test_metadata *_metadata,
 
 	/* b's binding ends: c may bind db, and is charged for all of it. */
 	for (ms = 0; ms < ST_OP_MS; ms += 20) {
-		ret = dm_bind(&self->ctx, c, db);
+		ret = dm_bind(ctx, c, db);
 		if (ret != -EBUSY)
 			break;
 		dm_sleep_ms(20);
@@ -225,18 +229,18 @@ static void st_run(struct __test_metadata *_metadata,
 	EXPECT_EQ(how == ST_FREEZE ? ST_FILES + 1 : 1, dm_current(c));
 
 	ms = dm_now_ms() - t0;
-	EXPECT_TRUE(st_still_stuck(self->pid)) {
+	EXPECT_TRUE(st_still_stuck(disk->pid)) {
 		TH_LOG("the %s ended before the checks did (%ld ms):",
 		       how == ST_FREEZE ? "freeze" : "remount", ms);
 		TH_LOG("they did not run with s_umount held; raise ST_DIRTY");
 	}
 
-	ret = dm_wait_child(self->pid, ST_END_MS, &status);
+	ret = dm_wait_child(disk->pid, ST_END_MS, &status);
 	ASSERT_EQ(0, ret) {
 		TH_LOG("the %s still runs after %d ms",
 		       how == ST_FREEZE ? "freeze" : "remount", ST_END_MS);
 	}
-	self->pid = 0;
+	disk->pid = 0;
 	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
 	TH_LOG("the %s took %ld ms", how == ST_FREEZE ? "freeze" : "remount",
 	       dm_now_ms() - t0);
@@ -244,12 +248,12 @@ static void st_run(struct __test_metadata *_metadata,
 
 TEST_F_TIMEOUT(stuck, freeze, DM_TIMEOUT)
 {
-	st_run(_metadata, self, ST_FREEZE);
+	st_run(_metadata, &self->ctx, &self->d, ST_FREEZE);
 }
 
 TEST_F_TIMEOUT(stuck, remount_ro, DM_TIMEOUT)
 {
-	st_run(_metadata, self, ST_REMOUNT_RO);
+	st_run(_metadata, &self->ctx, &self->d, ST_REMOUNT_RO);
 }
 
 TEST_HARNESS_MAIN
