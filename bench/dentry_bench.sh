@@ -20,6 +20,9 @@ pinned=$(echo "${DENTRYBENCH_PINNED:-0,10000,100000}" | tr , ' ')
 migrate=$(echo "${DENTRYBENCH_MIGRATE:-10000,100000,1000000}" | tr , ' ')
 mruns=${DENTRYBENCH_MIGRATE_RUNS:-3}
 memn=${DENTRYBENCH_MEM_N:-1000000}
+statn=${DENTRYBENCH_STAT_N:-1000000}
+sops=${DENTRYBENCH_STAT_OPS:-1000}
+only=${DENTRYBENCH_ONLY:-}
 
 patched=0
 grep -qw dentry "$CG/cgroup.controllers" && patched=1
@@ -27,6 +30,34 @@ echo "DBENCH-INFO kernel release=$(uname -r) patched=$patched runs=$runs ops=$op
 echo "DBENCH-INFO kernel cmdline=$(cat /proc/cmdline)"
 
 step() { echo "DBENCH-STEP $* $(cut -d' ' -f1 /proc/uptime)"; }
+
+# 7: the cost of reading dentry.stat, which any user may do, for a mob of
+# 10 dentries and one of $statn (negative ones: no inodes), in cgroups of
+# their own.  Patched kernel only: the unpatched one has no dentry.stat.
+statread() {
+	[ $patched = 1 ] || return 0
+	step statread
+	sync
+	echo 2 >/proc/sys/vm/drop_caches
+	echo +dentry >"$CG/cgroup.subtree_control"
+	mkdir -p "$CG/bench"
+	echo +dentry >"$CG/bench/cgroup.subtree_control"
+	mkdir "$CG/bench/stat10" "$CG/bench/stat$statn"
+	$B statread "$sops" "$runs" "$S/statread" statread \
+		10="$CG/bench/stat10" "$statn"="$CG/bench/stat$statn"
+}
+
+# DENTRYBENCH_ONLY=statread runs that case alone (e.g. on an older kernel).
+case $only in
+'') ;;
+statread)
+	statread
+	step finished
+	exit 0 ;;
+*)
+	echo "DBENCH-ERROR DENTRYBENCH_ONLY=$only: only statread can run alone"
+	exit 1 ;;
+esac
 
 # Bound roots: the same directories exist on both kernels.
 mkdir -p /tmp/warm /tmp/out1 /tmp/out2 /tmp/in "$S/warm" "$S/out1" "$S/out2" "$S/in"
@@ -102,4 +133,7 @@ for len in 8 36; do
 	echo 2 >/proc/sys/vm/drop_caches
 	$B mem "$memn" "$len" "$S/mem" "mem.len$len"
 done
+
+# 7, last: it changes nothing the cases above compare.
+statread
 step finished

@@ -32,6 +32,14 @@
  *   dentrybench mem N NAMELEN DIR NAME
  *	dentry slab geometry, and the slab memory that N negative dentries
  *	with names of NAMELEN bytes take
+ *   dentrybench statread OPS RUNS DIR NAME N=CGROUP...
+ *	for each N: DIR/nN is bound to CGROUP and filled with negative
+ *	dentries until CGROUP's dentry.current is N; then RUNS times, each
+ *	CGROUP in turn, OPS reads of CGROUP/dentry.stat, each an open, reads
+ *	to EOF and close (NAME.nN.open), and OPS pread()s at offset 0 of one
+ *	open fd (NAME.nN.pread).  A run stops after STATREAD_BUDGET_NS of
+ *	(guest) time even if it has not done OPS reads, so that a kernel
+ *	whose read walks the mob still finishes in bounded time
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -552,11 +560,136 @@ static int cmd_mem(int argc, char **argv)
 	return 0;
 }
 
+/* ---------------------------------------------------------------------- */
+
+/* At most this much time per run of one case of statread: 1 s. */
+#define STATREAD_BUDGET_NS 1e9
+
+struct statcase {
+	long n;
+	const char *cg;
+	char dir[PATHLEN], file[PATHLEN];
+};
+
+/* One run: up to @ops reads of @c's dentry.stat; ns per read. */
+static double statread_once(struct statcase *c, int use_pread, long ops,
+			    long *done)
+{
+	static char buf[4096];
+	double t0 = now_ns(), t = 0;
+	ssize_t n = 0;
+	long i;
+	int fd = -1;
+
+	if (use_pread) {
+		fd = open(c->file, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			die("open %s", c->file);
+		t0 = now_ns();
+	}
+	for (i = 0; i < ops; ) {
+		if (use_pread) {
+			n = pread(fd, buf, sizeof(buf), 0);
+		} else {
+			ssize_t len = 0;
+
+			fd = open(c->file, O_RDONLY | O_CLOEXEC);
+			if (fd < 0)
+				die("open %s", c->file);
+			while ((n = read(fd, buf, sizeof(buf))) > 0)
+				len += n;
+			close(fd);
+			n = n < 0 ? n : len;
+		}
+		if (n <= 0)
+			die("read %s: %zd", c->file, n);
+		i++;
+		t = now_ns() - t0;
+		if (t >= STATREAD_BUDGET_NS)
+			break;
+	}
+	if (use_pread)
+		close(fd);
+	*done = i;
+	return t / i;
+}
+
+static int cmd_statread(int argc, char **argv)
+{
+	char name[PATHLEN], buf[1024], *p;
+	struct statcase c[8];
+	const char *dir, *base;
+	long ops, runs, cur, done;
+	int nc, i, r, m;
+
+	if (argc < 5 || argc - 4 > 8)
+		die("usage: statread OPS RUNS DIR NAME N=CGROUP...");
+	ops = atol(argv[0]);
+	runs = atol(argv[1]);
+	dir = argv[2];
+	base = argv[3];
+	nc = argc - 4;
+	mkdir_p(dir);
+	for (i = 0; i < nc; i++) {
+		c[i].n = strtol(argv[4 + i], &p, 10);
+		if (*p != '=' || c[i].n < 1)
+			die("bad N=CGROUP: %s", argv[4 + i]);
+		c[i].cg = p + 1;
+		PATHF(c[i].dir, "%s/n%ld", dir, c[i].n);
+		PATHF(c[i].file, "%s/dentry.stat", c[i].cg);
+		mkdir_p(c[i].dir);
+		cg_write(c[i].cg, "dentry.max", "max");
+		cg_write(c[i].cg, "dentry.root", c[i].dir);
+		/* The bound root is charged: fill up to N with the rest. */
+		cur = cg_read_long(c[i].cg, "dentry.current");
+		if (cur < c[i].n)
+			neg_fill(c[i].dir, "s", c[i].n - cur);
+		cur = cg_read_long(c[i].cg, "dentry.current");
+		read_file(c[i].file, buf, sizeof(buf));
+		for (p = buf; (p = strchr(p, '\n')); )
+			*p = ' ';
+		info(base, "n=%ld dentry.current=%ld dentry.stat: %s",
+		     c[i].n, cur, buf);
+		if (cur != c[i].n)
+			die("%s holds %ld dentries, not %ld", c[i].cg, cur, c[i].n);
+	}
+	info(base, "ops=%ld reads of each kind per cgroup, or fewer if they take over %.0f s; %ld runs",
+	     ops, STATREAD_BUDGET_NS / 1e9, runs);
+	for (i = 0; i < nc; i++)	/* warm up */
+		for (m = 0; m < 2; m++)
+			statread_once(&c[i], m, 10, &done);
+	for (r = 0; r < runs; r++) {
+		for (i = 0; i < nc; i++) {
+			for (m = 0; m < 2; m++) {
+				double t = statread_once(&c[i], m, ops, &done);
+
+				PATHF(name, "%s.n%ld.%s", base, c[i].n,
+				      m ? "pread" : "open");
+				result(name, t, "ns/op");
+				if (done < ops)
+					info(name, "run=%d reads=%ld (time budget)",
+					     r, done);
+			}
+		}
+	}
+	for (i = 0; i < nc; i++) {
+		cur = cg_read_long(c[i].cg, "dentry.current");
+		info(base, "n=%ld dentry.current after the reads=%ld",
+		     c[i].n, cur);
+		if (cur != c[i].n)
+			die("%s lost dentries during the reads: %ld, not %ld",
+			    c[i].cg, cur, c[i].n);
+		PATHF(name, "-%s", c[i].dir);
+		cg_write(c[i].cg, "dentry.root", name);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc < 2)
-		die("usage: dentrybench churn|walk|negflood|migrate|mem ...");
+		die("usage: dentrybench churn|walk|negflood|migrate|mem|statread ...");
 	if (!strcmp(argv[1], "churn"))
 		return cmd_churn(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "walk"))
@@ -567,6 +700,8 @@ int main(int argc, char **argv)
 		return cmd_migrate(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "mem"))
 		return cmd_mem(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "statread"))
+		return cmd_statread(argc - 2, argv + 2);
 	die("unknown benchmark %s", argv[1]);
 	return 1;
 }

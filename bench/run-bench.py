@@ -7,6 +7,9 @@ their ratios, and the targets of the benchmarks issue.
 
   bench/run-bench.py             boot both kernels, write bench/results.md
   bench/run-bench.py --report    only rewrite it from the last consoles
+  bench/run-bench.py --statread CONSOLE
+                                 the dentry.stat read table (7) of one
+                                 console, e.g. of DENTRYBENCH_ONLY=statread
 
 Environment: BENCH_ROUNDS (1: boots per kernel, alternating base and
 patched), BENCH_MEM (2G), BENCH_SMP (2), BENCH_OUT (bench/results.md),
@@ -49,7 +52,11 @@ SCRATCH_SIZE = '4G'    # 262144 inodes: room for the 100k pinned files
 SIZE_KEYS = ['DENTRYBENCH_RUNS', 'DENTRYBENCH_OPS', 'DENTRYBENCH_WALK_OPS',
              'DENTRYBENCH_FLOOD_OPS', 'DENTRYBENCH_HEADROOM',
              'DENTRYBENCH_PINNED', 'DENTRYBENCH_MIGRATE',
-             'DENTRYBENCH_MIGRATE_RUNS', 'DENTRYBENCH_MEM_N']
+             'DENTRYBENCH_MIGRATE_RUNS', 'DENTRYBENCH_MEM_N',
+             'DENTRYBENCH_STAT_N', 'DENTRYBENCH_STAT_OPS', 'DENTRYBENCH_ONLY']
+# 7: reading dentry.stat of the largest mob may cost at most this many
+# times reading that of the smallest (10 dentries).
+STATREAD_TARGET = 1.5
 LINE = re.compile(r'^(DBENCH(?:-INFO|-ERROR|-STEP)?) (.*)$')
 
 
@@ -202,6 +209,56 @@ def verdict(ratio, target, higher_is_better=False):
         return 'n/a'
     ok = ratio >= target if higher_is_better else ratio <= target
     return 'met' if ok else '**missed**'
+
+
+def statread_rows(data):
+    """7: (mode, small N, large N, small ns, large ns, ratio, min ratio,
+    spreads, verdict) of the patched kernel's dentry.stat reads."""
+    sizes = sorted({int(n.split('.')[1][1:]) for n in data['patched']
+                    if n.startswith('statread.')})
+    rows = []
+    if len(sizes) < 2:
+        return rows
+    lo, hi = sizes[0], sizes[-1]
+    for mode in ('open', 'pread'):
+        a, b = ('statread.n%d.%s' % (lo, mode), 'statread.n%d.%s' % (hi, mode))
+        s, l = med(data, 'patched', a), med(data, 'patched', b)
+        r = l / s if s and l else None
+        ls, ll = lowest(data, 'patched', a), lowest(data, 'patched', b)
+        rows.append((mode, lo, hi, s, l, r,
+                     ll / ls if ls and ll else None,
+                     spread(data, 'patched', a), spread(data, 'patched', b),
+                     verdict(r, STATREAD_TARGET)))
+    return rows
+
+
+def statread_table(data):
+    rows = statread_rows(data)
+    if not rows:
+        return ['(no dentry.stat read results)']
+    o = ['| read | mob of %d ns/op | mob of %d ns/op | ratio | min ratio '
+         '| spread small/large | target |' % rows[0][1:3],
+         '|---|---:|---:|---:|---:|---:|---|']
+    for (mode, lo, hi, s, l, r, rmin, sps, spl, v) in rows:
+        o.append('| %s | %s | %s | %s | %s | %s%% / %s%% | ≤ %.1f: %s |' % (
+            'open+read+close' if mode == 'open' else 'pread, one open fd',
+            fmt(s), fmt(l), fmt(r, 3), fmt(rmin, 3), fmt(sps, 0),
+            fmt(spl, 0), STATREAD_TARGET, v))
+    return o
+
+
+def statread_console(path):
+    """Print table 7 of one console (a DENTRYBENCH_ONLY=statread boot)."""
+    samples, infos, _, problems = parse(path)
+    if problems:
+        sys.exit('bench: %s: %s' % (path, '; '.join(problems)))
+    data = {'base': {}, 'patched': samples}
+    print('\n'.join(statread_table(data)))
+    for i in infos:
+        if i.startswith('statread'):
+            print('- `%s`' % i)
+    rows = statread_rows(data)
+    return 0 if rows and all(r[9] == 'met' for r in rows) else 1
 
 
 def report(times):
@@ -467,6 +524,33 @@ def report(times):
         w('| %s | %s | %s | %s |' % (label, fmt(b), fmt(p),
                                      fmt(p / b if b and p else None, 3)))
     w('')
+    # ---- 7
+    srows = statread_rows(data)
+    w('## 7: reading dentry.stat, mob of 1M against mob of 10 (patched kernel only)')
+    w('')
+    w('Any user may read dentry.stat, so a read must not cost more for a '
+      'larger mob: it is served from counters, not by walking the mob. Two '
+      'cgroups, each with an ext4 directory of its own bound to it, one '
+      'filled with negative dentries (stat() of missing names) until its '
+      'dentry.current is 10, the other until it is %s. *open+read+close*: '
+      'each read opens the file, reads to EOF and closes it, as `cat` or '
+      'a monitoring agent polling the file does; the fixed cost of the '
+      'open dilutes the ratio. *pread*: pread() at offset 0 of a file '
+      'opened once, which re-runs only the show function: the stricter '
+      'ratio. %s Target: ratio ≤ %.1f.' % (
+          srows[0][2] if srows else 'N',
+          next(('Per run: %s (the two cgroups alternate).' %
+                i.split(' ', 1)[1] for i in infos['patched']
+                if i.startswith('statread ops=')), ''),
+          STATREAD_TARGET))
+    w('')
+    for line in statread_table(data):
+        w(line)
+    w('')
+    for i in infos['patched']:
+        if i.startswith('statread'):
+            w('- `%s`' % i)
+    w('')
     w('## Summary of the targets')
     w('')
     missed = [r for r in rows if 'missed' in r[5]]
@@ -484,6 +568,11 @@ def report(times):
         w('- flood with %s pinned: throughput ratio %s (target ≥ 0.5: %s), '
           'reclaim cost %s x that with 0 pinned' % (
               r[0], fmt(r[1], 3), verdict(r[1], 0.5, True), fmt(r[2], 2)))
+    for r in statread_rows(data):
+        w('- dentry.stat read, %s, mob of %d against mob of %d: ratio %s '
+          '(target ≤ %.1f: %s)' % (
+              'open+read+close' if r[0] == 'open' else 'pread', r[2], r[1],
+              fmt(r[5], 3), STATREAD_TARGET, r[9]))
     w('')
     w('## Guest timeline (seconds since boot at each step)')
     w('')
@@ -503,6 +592,8 @@ def report(times):
 
 def main():
     times = None
+    if sys.argv[1:2] == ['--statread'] and len(sys.argv) == 3:
+        return statread_console(sys.argv[2])
     if sys.argv[1:2] != ['--report']:
         for _, image in KERNELS:
             if not os.path.exists(image):
