@@ -50,8 +50,8 @@ enum dentry_mob_event {
 };
 
 enum dentry_mob_stat_item {
-	DMOB_STAT_UNUSED,	/* now: on the LRU (DCACHE_LRU_LIST) */
-	DMOB_STAT_NEGATIVE,	/* now: negative */
+	DMOB_STAT_UNUSED,	/* gauge: on the LRU (DCACHE_LRU_LIST) */
+	DMOB_STAT_NEGATIVE,	/* gauge: negative */
 	DMOB_STAT_RECLAIMED,
 	DMOB_STAT_MIGRATED_IN,
 	DMOB_STAT_MIGRATED_OUT,

@@ -829,6 +829,12 @@ static inline int dm_wait_child(pid_t pid, int ms, int *status)
 	}
 }
 
+/* A child's body: mkdir(@path); exits 0 or with the errno. */
+static inline int dm_mkdir_child(void *path)
+{
+	return mkdir(path, 0755) ? errno : 0;
+}
+
 /* Memory shared with children, for results richer than an exit status. */
 static inline void *dm_shared_alloc(size_t size)
 {

@@ -1181,11 +1181,6 @@ static int lt_remount_loop(void *arg)
 	return 0;
 }
 
-static int lt_mkdir(void *path)
-{
-	return mkdir(path, 0755) ? errno : 0;
-}
-
 static long lt_remounts(struct lt_v1 *v)
 {
 	long n = 0;
@@ -1298,7 +1293,7 @@ TEST_F_TIMEOUT(lifetime, offline_during_v1_remount, DM_TIMEOUT)
 	EXPECT_LT(0, lt_remounts(v));
 
 	t0 = dm_now_ms();
-	pid = dm_start_child(lt_mkdir, probe);
+	pid = dm_start_child(dm_mkdir_child, probe);
 	ASSERT_LT(0, pid);
 	ret = dm_wait_child(pid, LT_MKDIR_MS, &status);
 	ms = dm_now_ms() - t0;

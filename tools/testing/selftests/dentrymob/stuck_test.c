@@ -127,11 +127,6 @@ static int st_remount_ro(void *arg)
 	return mount(NULL, st_mnt, NULL, MS_REMOUNT | MS_RDONLY, NULL) ? 2 : 0;
 }
 
-static int st_mkdir(void *path)
-{
-	return mkdir(path, 0755) ? errno : 0;
-}
-
 /* True while the freeze or remount has not returned; does not reap it. */
 static bool st_still_stuck(pid_t pid)
 {
@@ -199,7 +194,7 @@ static void st_run(struct __test_metadata *_metadata, struct dm_ctx *ctx,
 	dm_ctx_forget_cg(ctx, b);
 	dm_sleep_ms(ST_STUCK_MS);
 	ms = dm_now_ms();
-	pid = dm_start_child(st_mkdir, probe);
+	pid = dm_start_child(dm_mkdir_child, probe);
 	ASSERT_LT(0, pid);
 	ret = dm_wait_child(pid, ST_OP_MS, &status);
 	ms = dm_now_ms() - ms;
