@@ -549,4 +549,108 @@ TEST_F_TIMEOUT(reclaim, bind_reclaims_ancestor_over_limit, DM_TIMEOUT)
 	EXPECT_EQ(91, dm_stat(c, "reclaimed"));
 }
 
+/*
+ * Review finding 6 (roots scale): a tenant may mount a fresh tmpfs on
+ * every directory it owns inside its mob (from a user namespace it needs
+ * no privilege), and each joins the mob as a root.  An allocation that
+ * fails at the limit reclaims from every root once, so its cost grows
+ * with the roots, but only by a few microseconds each: the walk over the
+ * roots is one step per root (not a rescan of the list from its head for
+ * each, as it once was: 20 000 roots made one failing stat() cost about
+ * a second), and a root with nothing below it costs no walk.
+ *
+ * MR_ROOTS empty tmpfs are mounted, in a child's own mount namespace, on
+ * the directories of a bound tmpfs at its limit; everything is pinned
+ * (tmpfs), so every stat() of a missing name fails with ENOMEM after
+ * trying each root.  The guest's clock may tick only every few
+ * milliseconds, so each cost is the mean over as many stat()s as fit in
+ * MR_PERIOD_MS.
+ */
+#define MR_ROOTS	20000
+#define MR_PERIOD_MS	500
+#define MR_NS_PER_ROOT	5000	/* "a few microseconds" per root */
+
+struct mr_shared {
+	char t[DM_PATH];
+	const char *cg;
+	long ns[2];	/* mean failing stat(): 1 root, then MR_ROOTS + 1 */
+	long cur;	/* dentry.current with the mounts */
+	int err;
+};
+
+/* The mean cost of a stat() of a missing name that fails with ENOMEM. */
+static long mr_failing_stat_ns(const char *dir, int *err)
+{
+	long t0 = dm_now_ms(), ms, n = 0;
+	char path[DM_PATH];
+	struct stat st;
+
+	do {
+		dm_name(path, dir, "missing", n);
+		if (!stat(path, &st) || errno != ENOMEM) {
+			*err = errno ? errno : EEXIST;
+			return -1;
+		}
+		n++;
+	} while ((ms = dm_now_ms() - t0) < MR_PERIOD_MS);
+	return ms * 1000000 / n;
+}
+
+/* In a mount namespace of its own: a tmpfs on each directory of @t. */
+static int mr_mount_and_measure(void *arg)
+{
+	struct mr_shared *m = arg;
+	char path[DM_PATH];
+	int i;
+
+	if (unshare(CLONE_NEWNS) ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		return 1;
+	for (i = 0; i < MR_ROOTS; i++) {
+		dm_name(path, m->t, "m", i);
+		if (mount("tmpfs", path, "tmpfs", 0, "mode=0755")) {
+			m->err = errno;
+			return 2;
+		}
+	}
+	m->cur = dm_current(m->cg);
+	if (dm_set_max(m->cg, m->cur))
+		return 3;
+	m->ns[1] = mr_failing_stat_ns(m->t, &m->err);
+	return m->ns[1] < 0 ? 4 : 0;
+}
+
+TEST_F_TIMEOUT(reclaim, many_roots_failure_cost, 900)
+{
+	const char *cg = dm_cg(_metadata, &self->ctx, NULL, "c");
+	struct mr_shared *m = dm_shared_alloc(sizeof(*m));
+	long per_root;
+	int err;
+
+	ASSERT_NE(NULL, m);
+	m->cg = cg;
+	dm_mount_tmpfs(_metadata, &self->ctx, dm_join(m->t, self->ctx.base, "t"));
+	ASSERT_EQ(0, dm_bind(&self->ctx, cg, m->t));
+	ASSERT_EQ(MR_ROOTS, dm_create_dirs(m->t, "m", 0, MR_ROOTS, &err));
+	ASSERT_EQ(MR_ROOTS + 1, dm_current(cg));
+	ASSERT_EQ(0, dm_set_max(cg, MR_ROOTS + 1));
+
+	m->ns[0] = mr_failing_stat_ns(m->t, &m->err);
+	ASSERT_LT(0, m->ns[0]) {
+		TH_LOG("stat() at the limit: %s", strerror(m->err));
+	}
+	ASSERT_EQ(0, dm_run_child(mr_mount_and_measure, m)) {
+		TH_LOG("mounting or measuring: %s", strerror(m->err));
+	}
+	/* every mount joined, each root charged once */
+	EXPECT_EQ(2 * MR_ROOTS + 1, m->cur);
+	/* and their ends, with the namespace, returned each charge */
+	EXPECT_EQ(MR_ROOTS + 1, dm_current(cg));
+
+	per_root = (m->ns[1] - m->ns[0]) / MR_ROOTS;
+	printf("# failing stat(): %ld us with 1 root, %ld us with %d; %ld ns per root\n",
+	       m->ns[0] / 1000, m->ns[1] / 1000, MR_ROOTS + 1, per_root);
+	EXPECT_GT(MR_NS_PER_ROOT, per_root);
+}
+
 TEST_HARNESS_MAIN

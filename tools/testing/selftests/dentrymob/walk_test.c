@@ -18,6 +18,14 @@
  * lockless pass, which this renamer makes sure of) would stall that task
  * for the whole walk.  The counts are exact at each step.
  *
+ * Reclaim is bounded the same way: a mob whose directory holds the same
+ * million unused negative dentries has its dentry.max lowered to
+ * WT_MAX, and the write reclaims all but WT_MAX of them, in batches.
+ * There the observer that matters is a task that stats the huge
+ * directory itself: taking a reference on it waits for its d_lock, which
+ * a reclaim that selected a whole directory under one hold kept for as
+ * long as the selection took.
+ *
  * The slowest rename is reported as guest time; the target is 10 ms on
  * real hardware, and under TCG on a shared host a single rename may be
  * delayed by the host alone, so the test fails only past WT_SLOW_MS.
@@ -35,6 +43,7 @@
 
 #define WT_N_DEFAULT	1000000
 #define WT_SLOW_MS	150	/* a stalled rename: the walk held it off */
+#define WT_MAX		1000	/* dentry.max the reclaim test lowers to */
 #define WT_THRESH	"/proc/sys/kernel/watchdog_thresh"
 
 struct wt_renamer {
@@ -87,6 +96,27 @@ static int wt_rename_loop(void *arg)
 
 		if (rename(r->count & 1 ? r->b : r->a,
 			   r->count & 1 ? r->a : r->b)) {
+			r->err = errno;
+			return 1;
+		}
+		t = wt_ns() - t;
+		if (t > r->max_ns)
+			r->max_ns = t;
+		r->count++;
+	}
+	return 0;
+}
+
+/* Stats @a until told to stop; records the slowest stat(). */
+static int wt_stat_loop(void *arg)
+{
+	struct wt_renamer *r = arg;
+	struct stat st;
+
+	while (!__atomic_load_n(&r->stop, __ATOMIC_SEQ_CST)) {
+		long t = wt_ns();
+
+		if (stat(r->a, &st)) {
 			r->err = errno;
 			return 1;
 		}
@@ -197,6 +227,85 @@ TEST_F_TIMEOUT(walk, huge_dir_rename_bind_unbind, 1800)
 	printf("# slowest unrelated rename: %ld us of %ld renames\n",
 	       r->max_ns / 1000, r->count);
 	EXPECT_LT(0, r->count);
+	EXPECT_GT(WT_SLOW_MS * 1000000L, r->max_ns);
+}
+
+/* Stops the observer @r started as @pid; false if it failed. */
+static bool wt_stop(struct __test_metadata *_metadata, struct wt_renamer *r,
+		    pid_t pid, const char *what)
+{
+	int status;
+
+	__atomic_store_n(&r->stop, 1, __ATOMIC_SEQ_CST);
+	if (dm_wait_child(pid, 10000, &status)) {
+		kill(pid, SIGKILL);
+		dm_wait_child(pid, 10000, &status);
+		return false;
+	}
+	printf("# slowest %s: %ld us of %ld\n", what, r->max_ns / 1000,
+	       r->count);
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		TH_LOG("%s: %s", what, strerror(r->err));
+		return false;
+	}
+	return true;
+}
+
+TEST_F_TIMEOUT(walk, huge_dir_reclaim, 1800)
+{
+	const char *a = dm_cg(_metadata, &self->ctx, NULL, "a");
+	char big[DM_PATH], da[DM_PATH], other[DM_PATH];
+	const char *env = getenv("DENTRYMOB_HUGE_N");
+	long n = env ? atol(env) : WT_N_DEFAULT;
+	struct wt_renamer *r, *s;
+	pid_t spid;
+	int fd;
+
+	ASSERT_LT(WT_MAX, n);
+	ASSERT_LE(0, dm_read_file(WT_THRESH, self->thresh,
+				  sizeof(self->thresh))) {
+		TH_LOG("no %s: CONFIG_SOFTLOCKUP_DETECTOR=y?", WT_THRESH);
+	}
+	r = dm_shared_alloc(sizeof(*r));
+	s = dm_shared_alloc(sizeof(*s));
+	ASSERT_NE(NULL, r);
+	ASSERT_NE(NULL, s);
+
+	ASSERT_EQ(0, mkdir(dm_join(da, self->ctx.base, "a"), 0755));
+	ASSERT_EQ(0, mkdir(dm_join(other, self->ctx.base, "other"), 0755));
+	dm_join(r->a, other, "x");
+	dm_join(r->b, other, "y");
+	fd = open(r->a, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	ASSERT_LE(0, fd);
+	close(fd);
+	ASSERT_EQ(0, dm_bind(&self->ctx, a, da));
+	ASSERT_EQ(0, mkdir(dm_join(big, da, "big"), 0755));
+	dm_join(s->a, big, ".");
+
+	wt_step(NULL);
+	ASSERT_EQ(n, wt_fill(big, n));
+	wt_step("fill");
+	ASSERT_EQ(n + 2, dm_current(a));
+
+	ASSERT_EQ(0, dm_write_str(WT_THRESH, "1"));
+	self->pid = dm_start_child(wt_rename_loop, r);
+	ASSERT_LT(0, self->pid);
+	spid = dm_start_child(wt_stat_loop, s);
+	ASSERT_LT(0, spid);
+	dm_sleep_ms(100);
+
+	/* all unused and unreferenced: one pass frees exactly the excess */
+	ASSERT_EQ(0, dm_set_max(a, WT_MAX));
+	wt_step("reclaim to max");
+	EXPECT_EQ(WT_MAX, dm_current(a));
+	EXPECT_EQ(n + 2 - WT_MAX, dm_stat(a, "reclaimed"));
+
+	EXPECT_TRUE(wt_stop(_metadata, s, spid, "stat of the directory"));
+	EXPECT_TRUE(wt_stop(_metadata, r, self->pid, "unrelated rename"));
+	self->pid = 0;
+	EXPECT_LT(0, s->count);
+	EXPECT_LT(0, r->count);
+	EXPECT_GT(WT_SLOW_MS * 1000000L, s->max_ns);
 	EXPECT_GT(WT_SLOW_MS * 1000000L, r->max_ns);
 }
 
