@@ -82,6 +82,9 @@ struct dentry_mob {
 	spinlock_t bindings_lock;
 	struct list_head bindings;
 	bool offline;
+
+	/* Reclaim for the charges forced where reclaim may not run. */
+	struct work_struct reclaim_work;
 };
 
 DEFINE_STATIC_KEY_FALSE(dentry_mob_in_use);
@@ -96,6 +99,8 @@ static struct dentry_mob *parent_mob(struct dentry_mob *mob)
 	return css_mob(mob->css.parent);
 }
 
+static void mob_reclaim_workfn(struct work_struct *work);
+
 static struct cgroup_subsys_state *
 dentry_css_alloc(struct cgroup_subsys_state *parent)
 {
@@ -106,6 +111,7 @@ dentry_css_alloc(struct cgroup_subsys_state *parent)
 		return ERR_PTR(-ENOMEM);
 
 	atomic64_set(&mob->limit, DENTRY_MOB_MAX);
+	INIT_WORK(&mob->reclaim_work, mob_reclaim_workfn);
 	spin_lock_init(&mob->bindings_lock);
 	INIT_LIST_HEAD(&mob->bindings);
 	return &mob->css;
@@ -143,15 +149,28 @@ static void mob_uncharge(struct dentry_mob *mob, long nr)
 		WARN_ON_ONCE(atomic64_sub_return(nr, &p->counter) < 0);
 }
 
-/* Returns NULL on success, or the cgroup whose limit refused the charge. */
-static struct dentry_mob *mob_try_charge(struct dentry_mob *mob)
+/* The seed's batch: a 64th of the limit, so reclaim is amortised. */
+static long mob_batch(struct dentry_mob *mob)
+{
+	return clamp_t(s64, atomic64_read(&mob->limit) / 64, 1, 1024);
+}
+
+/*
+ * Charge one dentry to @mob and its ancestors, each within its limit, or
+ * with @slack within its limit plus two reclaim batches.  Returns NULL on
+ * success, or the cgroup whose limit refused the charge.
+ */
+static struct dentry_mob *mob_try_charge(struct dentry_mob *mob, bool slack)
 {
 	struct dentry_mob *p, *q;
 
 	for (p = mob; parent_mob(p); p = parent_mob(p)) {
 		s64 new = atomic64_add_return(1, &p->counter);
+		s64 limit = atomic64_read(&p->limit);
 
-		if (new > atomic64_read(&p->limit))
+		if (slack && limit < DENTRY_MOB_MAX - 2 * 1024)
+			limit += 2 * mob_batch(p);
+		if (new > limit)
 			goto revert;
 		mob_update_peak(p, new);
 	}
@@ -261,16 +280,37 @@ static void mob_event(struct dentry_mob *over)
 	}
 }
 
-/* The seed's batch: a 64th of the limit, so reclaim is amortised. */
-static long mob_batch(struct dentry_mob *mob)
-{
-	return clamp_t(s64, atomic64_read(&mob->limit) / 64, 1, 1024);
-}
-
-/* Reclaim may call into the filesystem, as the superblock shrinker does. */
+/*
+ * Reclaim frees inodes, so it may call into the filesystem, as the
+ * superblock shrinker does: not in a NOFS section, and not in a kernel
+ * thread, which may hold a filesystem's own locks while it fills the
+ * dcache (ceph's messenger fills it under its session mutex and snap
+ * rwsem; nfsd, kdevtmpfs).  Those charge within a slack instead, and a
+ * worker reclaims.
+ */
 static bool mob_may_reclaim(void)
 {
-	return current_gfp_context(GFP_KERNEL) & __GFP_FS;
+	return (current_gfp_context(GFP_KERNEL) & __GFP_FS) &&
+	       !(current->flags & PF_KTHREAD);
+}
+
+static void mob_reclaim_to_limit(struct dentry_mob *mob);
+
+static void mob_reclaim_workfn(struct work_struct *work)
+{
+	struct dentry_mob *mob = container_of(work, struct dentry_mob,
+					      reclaim_work);
+
+	mob_reclaim_to_limit(mob);
+	css_put(&mob->css);
+}
+
+/* Reclaim @over and its ancestors down to their limits, in a worker. */
+static void mob_reclaim_async(struct dentry_mob *over)
+{
+	css_get(&over->css);
+	if (!queue_work(system_unbound_wq, &over->reclaim_work))
+		css_put(&over->css);
 }
 
 /*
@@ -311,11 +351,20 @@ struct dentry_mob *dentry_mob_charge(struct dentry *parent)
 		return NULL;
 
 	for (;;) {
-		over = mob_try_charge(mob);
+		over = mob_try_charge(mob, false);
 		if (!over)
 			return mob;
-		if (!retries-- || !mob_may_reclaim() ||
-		    mob_reclaim(over, mob_batch(over)) <= 0)
+		if (!mob_may_reclaim()) {
+			struct dentry_mob *refused = mob_try_charge(mob, true);
+
+			if (!refused) {
+				mob_reclaim_async(over);
+				return mob;
+			}
+			over = refused;
+			break;
+		}
+		if (!retries-- || mob_reclaim(over, mob_batch(over)) <= 0)
 			break;
 	}
 	mob_event(over);

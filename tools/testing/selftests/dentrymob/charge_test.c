@@ -11,6 +11,10 @@
  * dentry is pinned.  A root's own dentry counts in its mob.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
+#include <linux/loop.h>
+#include <sys/ioctl.h>
+
 #include "kselftest_harness.h"
 #include "dentrymob_util.h"
 
@@ -349,6 +353,78 @@ TEST_F_TIMEOUT(charge, attack_mkdir_loop, DM_TIMEOUT)
 	}
 	EXPECT_EQ(cur, dm_current(cg));
 	munmap(a.res, sizeof(*a.res));
+}
+
+/*
+ * DESIGN "Safe to turn on": a kernel thread may hold a filesystem's own
+ * locks while it fills the dcache (ceph's messenger does, under its
+ * session mutex), so it never reclaims, which may evict inodes of that
+ * filesystem.  At the limit its charge is forced within a slack of two
+ * reclaim batches per level (a batch is a 64th of the limit, 1 to 1024),
+ * reclaim is left to a worker, and beyond the slack the allocation fails.
+ * kdevtmpfs is such a thread: it creates the node of each new device.
+ * devtmpfs is bound at its limit, where shmem pins every name and nothing
+ * can be reclaimed, and slack + 1 loop devices are added: the first
+ * slack nodes are created over the limit and the last is refused.
+ * Before this rule the thread reclaimed, found nothing, and the first
+ * node was already missing.
+ */
+#define KT_LOOP		200	/* the first loop device number added */
+
+/* How many of the nodes loop<KT_LOOP>..loop<KT_LOOP + @n - 1> exist in @dir. */
+static int kt_nodes(const char *dir, int n)
+{
+	struct dirent *de;
+	int nr, count = 0;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return -1;
+	/* readdir allocates no dentry: no charge, no event */
+	while ((de = readdir(d)))
+		if (sscanf(de->d_name, "loop%d", &nr) == 1 &&
+		    nr >= KT_LOOP && nr < KT_LOOP + n)
+			count++;
+	closedir(d);
+	return count;
+}
+
+TEST_F_TIMEOUT(charge, kthread_charge_within_slack, DM_TIMEOUT)
+{
+	const char *cg = dm_cg(_metadata, &self->ctx, NULL, "c");
+	char dev[DM_PATH];
+	long n, slack;
+	int ctl, i;
+
+	ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, ctl) {
+		TH_LOG("/dev/loop-control: %s (CONFIG_BLK_DEV_LOOP=y?)",
+		       strerror(errno));
+	}
+	/* devtmpfs: one superblock, the guest's /dev, mounted here too */
+	ASSERT_LT(self->ctx.nmnts, DM_MAX_MNTS);
+	ASSERT_EQ(0, mkdir(dm_join(dev, self->ctx.base, "dev"), 0755));
+	ASSERT_EQ(0, mount("devtmpfs", dev, "devtmpfs", 0, NULL));
+	dm_copy(self->ctx.mnts[self->ctx.nmnts++], dev);
+
+	ASSERT_EQ(0, dm_bind(&self->ctx, cg, dev));
+	n = dm_current(cg);
+	ASSERT_LT(1, n);
+	ASSERT_EQ(0, dm_set_max(cg, n));
+	slack = 2 * (n / 64 < 1 ? 1 : n / 64 > 1024 ? 1024 : n / 64);
+	ASSERT_EQ(0, kt_nodes(dev, slack + 1));
+
+	for (i = 0; i <= slack; i++)
+		ASSERT_EQ(KT_LOOP + i, ioctl(ctl, LOOP_CTL_ADD, KT_LOOP + i));
+	EXPECT_EQ(slack, kt_nodes(dev, slack + 1));
+	EXPECT_EQ(n + slack, dm_current(cg));
+	EXPECT_EQ(1, dm_events(cg, true));
+
+	for (i = 0; i <= slack; i++)
+		EXPECT_EQ(0, ioctl(ctl, LOOP_CTL_REMOVE, KT_LOOP + i));
+	close(ctl);
+	EXPECT_EQ(0, kt_nodes(dev, slack + 1));
+	EXPECT_EQ(n, dm_current(cg));
 }
 
 TEST_HARNESS_MAIN
