@@ -17,7 +17,7 @@ wops=${DENTRYBENCH_WALK_OPS:-20000}
 fops=${DENTRYBENCH_FLOOD_OPS:-10000}
 headroom=${DENTRYBENCH_HEADROOM:-16384}
 pinned=$(echo "${DENTRYBENCH_PINNED:-0,10000,100000}" | tr , ' ')
-migrate=$(echo "${DENTRYBENCH_MIGRATE:-10000,100000,1000000}" | tr , ' ')
+migrate=$(echo "${DENTRYBENCH_MIGRATE:-10000,100000,1000000,5000000}" | tr , ' ')
 mruns=${DENTRYBENCH_MIGRATE_RUNS:-3}
 memn=${DENTRYBENCH_MEM_N:-1000000}
 statn=${DENTRYBENCH_STAT_N:-1000000}
@@ -28,6 +28,7 @@ patched=0
 grep -qw dentry "$CG/cgroup.controllers" && patched=1
 echo "DBENCH-INFO kernel release=$(uname -r) patched=$patched runs=$runs ops=$ops walk_ops=$wops flood_ops=$fops headroom=$headroom"
 echo "DBENCH-INFO kernel cmdline=$(cat /proc/cmdline)"
+echo "DBENCH-INFO cpus online=$(grep -c ^processor /proc/cpuinfo)"
 
 step() { echo "DBENCH-STEP $* $(cut -d' ' -f1 /proc/uptime)"; }
 
@@ -111,7 +112,8 @@ if [ $patched = 1 ]; then
 	done
 fi
 
-# 5: migration of 10k, 100k, 1M cached dentries (negative ones: no inodes).
+# 5: migration of 10k, 100k, 1M, 5M cached dentries (negative ones: no inodes),
+# with an unrelated renamer running throughout, then (patched) a reclaim.
 for n in $migrate; do
 	step migrate "$n"
 	sync

@@ -28,7 +28,12 @@
  *	DIR/a/t holds N cached negative dentries; RUNS times rename it to
  *	DIR/b/t and back.  With cgroups, DIR/a is bound to CGA and DIR/b to
  *	CGB, so every rename migrates the subtree, and DIR/a/t is also
- *	bound to and unbound from CGC
+ *	bound to and unbound from CGC; last, CGC's dentry.max is set to
+ *	MIGRATE_RECLAIM_MAX and DIR/a/t bound to it again, which reclaims
+ *	all but that many (NAME.reclaim).  Throughout, another process
+ *	renames a file back and forth in DIR/other, an unrelated directory,
+ *	and NAME.slowest_rename is its slowest rename: how long the walks
+ *	kept it from running or from its locks
  *   dentrybench mem N NAMELEN DIR NAME
  *	dentry slab geometry, and the slab memory that N negative dentries
  *	with names of NAMELEN bytes take
@@ -48,9 +53,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -383,11 +391,73 @@ static int cmd_negflood(int argc, char **argv)
 
 /* ---------------------------------------------------------------------- */
 
+#define MIGRATE_RECLAIM_MAX	1000
+
+/* The unrelated renamer of cmd_migrate(), in shared memory. */
+struct observer {
+	volatile int stop;
+	long count;
+	double max_ns;
+	pid_t pid;
+};
+
+static struct observer *observer_start(const char *dir)
+{
+	struct observer *o = mmap(NULL, sizeof(*o), PROT_READ | PROT_WRITE,
+				  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	char x[PATHLEN], y[PATHLEN];
+	int fd;
+
+	if (o == MAP_FAILED)
+		die("mmap");
+	mkdir_p(dir);
+	PATHF(x, "%s/x", dir);
+	PATHF(y, "%s/y", dir);
+	fd = open(x, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		die("create %s", x);
+	close(fd);
+	fflush(NULL);
+	o->pid = fork();
+	if (o->pid < 0)
+		die("fork");
+	if (!o->pid) {
+		while (!o->stop) {
+			double t = now_ns();
+
+			if (rename(o->count & 1 ? y : x, o->count & 1 ? x : y))
+				_exit(1);
+			t = now_ns() - t;
+			if (t > o->max_ns)
+				o->max_ns = t;
+			o->count++;
+		}
+		_exit(0);
+	}
+	return o;
+}
+
+static void observer_stop(struct observer *o, const char *base)
+{
+	char name[PATHLEN];
+	int status;
+
+	o->stop = 1;
+	if (waitpid(o->pid, &status, 0) != o->pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		die("the unrelated renamer failed");
+	PATHF(name, "%s.slowest_rename", base);
+	result(name, o->max_ns / 1e3, "us");
+	info(base, "unrelated renames=%ld", o->count);
+	munmap(o, sizeof(*o));
+}
+
 static int cmd_migrate(int argc, char **argv)
 {
 	const char *dir, *cga = NULL, *cgb = NULL, *cgc = NULL, *base;
 	char a[PATHLEN], b[PATHLEN], at[PATHLEN], bt[PATHLEN], name[PATHLEN];
-	char unbind[PATHLEN];
+	char unbind[PATHLEN], other[PATHLEN], max[32];
+	struct observer *o;
 	long n, runs, r;
 	double t0, t;
 
@@ -422,6 +492,8 @@ static int cmd_migrate(int argc, char **argv)
 		     cg_read_long(cga, "dentry.current"),
 		     cg_read_long(cgb, "dentry.current"));
 
+	PATHF(other, "%s/other", dir);
+	o = observer_start(other);
 	for (r = 0; r < runs; r++) {
 		t0 = now_ns();
 		if (rename(at, bt))
@@ -439,8 +511,10 @@ static int cmd_migrate(int argc, char **argv)
 		t = now_ns() - t0;
 		result(name, t / 1e3, "us");
 	}
-	if (!cga)
+	if (!cga) {
+		observer_stop(o, base);
 		return 0;
+	}
 	PATHF(unbind, "-%s", at);
 	for (r = 0; r < runs; r++) {
 		t0 = now_ns();
@@ -461,6 +535,21 @@ static int cmd_migrate(int argc, char **argv)
 	info(base, "unbound: a.current=%ld c.current=%ld",
 	     cg_read_long(cga, "dentry.current"),
 	     cg_read_long(cgc, "dentry.current"));
+
+	/* the bind's charge is forced, then it reclaims down to the limit */
+	snprintf(max, sizeof(max), "%d", MIGRATE_RECLAIM_MAX);
+	cg_write(cgc, "dentry.max", max);
+	t0 = now_ns();
+	cg_write(cgc, "dentry.root", at);
+	t = now_ns() - t0;
+	PATHF(name, "%s.reclaim", base);
+	result(name, t / 1e3, "us");
+	observer_stop(o, base);
+	if (cg_read_long(cgc, "dentry.current") != MIGRATE_RECLAIM_MAX)
+		die("%s: reclaimed to %ld, not %d", cgc,
+		    cg_read_long(cgc, "dentry.current"), MIGRATE_RECLAIM_MAX);
+	cg_write(cgc, "dentry.root", unbind);
+	cg_write(cgc, "dentry.max", "max");
 	return 0;
 }
 

@@ -100,6 +100,11 @@ def qemu_command(kernel, initrd, console, scratch, mem=None, smp='2',
               (loglevel, os.environ.get('TEST_TIMEOUT') or 600, append,
                os.environ.get('GUEST_ENV', ''),
                os.environ.get('KERNEL_APPEND', ''))).strip()
+    # One CPU per socket: SeaBIOS lists only the first CPU of each package
+    # in the MP table, and without ACPI the kernel knows no other list, so
+    # "-smp 2" (one socket of two cores since QEMU 6.2) boots one CPU.
+    if str(smp).isdigit():
+        smp = '%s,sockets=%s' % (smp, smp)
     cmd = ['qemu-system-x86_64', '-accel', accel, '-m', mem, '-smp', smp,
            '-nodefaults', '-display', 'none', '-no-reboot',
            '-kernel', kernel] + (['-initrd', initrd] if initrd else []) + [
