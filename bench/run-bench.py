@@ -90,7 +90,9 @@ def tsc_khz():
 def append():
     sizes = ' '.join('%s=%s' % (k, os.environ[k]) for k in SIZE_KEYS
                      if os.environ.get(k))
-    return ('tsc_early_khz=%d tsc=reliable %s' %
+    # The soft lockup detector at its tightest (2 s without scheduling),
+    # as in walk_test: a splat fails the run.
+    return ('tsc_early_khz=%d tsc=reliable watchdog_thresh=1 %s' %
             (tsc_khz(), sizes))
 
 
