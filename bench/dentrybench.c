@@ -406,6 +406,7 @@ static struct observer *observer_start(const char *dir)
 	struct observer *o = mmap(NULL, sizeof(*o), PROT_READ | PROT_WRITE,
 				  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	char x[PATHLEN], y[PATHLEN];
+	pid_t pid;
 	int fd;
 
 	if (o == MAP_FAILED)
@@ -418,10 +419,10 @@ static struct observer *observer_start(const char *dir)
 		die("create %s", x);
 	close(fd);
 	fflush(NULL);
-	o->pid = fork();
-	if (o->pid < 0)
+	pid = fork();
+	if (pid < 0)
 		die("fork");
-	if (!o->pid) {
+	if (!pid) {
 		while (!o->stop) {
 			double t = now_ns();
 
@@ -434,6 +435,7 @@ static struct observer *observer_start(const char *dir)
 		}
 		_exit(0);
 	}
+	o->pid = pid;	/* the parent's alone: the child must not write it */
 	return o;
 }
 
