@@ -88,7 +88,7 @@ SLOW_DISK_SIZE = '64M'
 SLOW_DISK_BPS = 256 * 1024
 
 
-def qemu_command(kernel, initrd, console, scratch, mem=None, smp='2',
+def qemu_command(kernel, initrd, console, scratch, mem=None, smp=None,
                  append='', loglevel=5, slow=None):
     """The QEMU command line, the same for every guest of the harness.
     @initrd None boots from @scratch as the root disk (make
@@ -100,10 +100,14 @@ def qemu_command(kernel, initrd, console, scratch, mem=None, smp='2',
               (loglevel, os.environ.get('TEST_TIMEOUT') or 600, append,
                os.environ.get('GUEST_ENV', ''),
                os.environ.get('KERNEL_APPEND', ''))).strip()
+    # The suites run on one CPU (GUEST_SMP=2 for two): until 2026-12-04
+    # "-smp 2" booted one anyway, and on two pressure_test's memcg flood
+    # was OOM-killed in 2 of 3 runs (not yet understood; docs/harness.md).
+    smp = str(smp or os.environ.get('GUEST_SMP') or 1)
     # One CPU per socket: SeaBIOS lists only the first CPU of each package
     # in the MP table, and without ACPI the kernel knows no other list, so
     # "-smp 2" (one socket of two cores since QEMU 6.2) boots one CPU.
-    if str(smp).isdigit():
+    if smp.isdigit():
         smp = '%s,sockets=%s' % (smp, smp)
     cmd = ['qemu-system-x86_64', '-accel', accel, '-m', mem, '-smp', smp,
            '-nodefaults', '-display', 'none', '-no-reboot',
@@ -131,7 +135,7 @@ def make_scratch(scratch, size):
 
 
 def boot(kernel=None, initrd=None, console=None, scratch=None, mem=None,
-         smp='2', append='', scratch_size=None, root_disk=None, loglevel=5):
+         smp=None, append='', scratch_size=None, root_disk=None, loglevel=5):
     """Run QEMU; return a list of guest-level problems.  With @root_disk
     (an image path) the guest boots from that disk instead of an initramfs,
     and no scratch disk is made."""
