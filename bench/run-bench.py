@@ -12,7 +12,7 @@ their ratios, and the targets of the benchmarks issue.
                                  console, e.g. of DENTRYBENCH_ONLY=statread
 
 Environment: BENCH_ROUNDS (1: boots per kernel, alternating base and
-patched), BENCH_MEM (2G), BENCH_SMP (2), BENCH_OUT (bench/results.md),
+patched), BENCH_MEM (2G), BENCH_SMP (1), BENCH_OUT (bench/results.md),
 BENCH_ICOUNT (shift=0,sleep=off: QEMU -icount, or off),
 DENTRYBENCH_* (sizes, passed to the guest; see bench/dentry_bench.sh),
 and scripts/guest/guest.py's QEMU_ACCEL, GUEST_TIMEOUT, TEST_TIMEOUT, KERNEL_APPEND.
@@ -38,7 +38,13 @@ KERNELS = [('base', os.path.join(B, 'bzImage-base')),
 INITRD = os.path.join(B, 'bench-initramfs.cpio')
 META = os.path.join(B, 'bench-meta.json')   # what --report cannot see
 MEM = os.environ.get('BENCH_MEM') or '2G'
-SMP = os.environ.get('BENCH_SMP') or '2'
+# One CPU: under -icount QEMU runs the vCPUs in turn in one thread on one
+# virtual clock, switching at most every 100 ms of it, so with two a timed
+# operation also counts whatever the other vCPU ran meanwhile (measured:
+# the same 1M-dentry rename took 1.5 to 4.8 s, and an unrelated renamer
+# waited up to 960 ms for its vCPU's turn).  Before 2026-12-04 "-smp 2"
+# booted one CPU anyway (scripts/guest/guest.py).
+SMP = os.environ.get('BENCH_SMP') or '1'
 ROUNDS = int(os.environ.get('BENCH_ROUNDS') or 1)
 OUT = os.environ.get('BENCH_OUT') or os.path.join('bench', 'results.md')
 # QEMU's -icount: the guest's clock advances by 2^shift ns per emulated
