@@ -46,7 +46,8 @@
 #define WT_MAX		1000	/* dentry.max the reclaim test lowers to */
 #define WT_THRESH	"/proc/sys/kernel/watchdog_thresh"
 
-struct wt_renamer {
+/* Renames a <-> b, or stat()s a if b is empty, timing each call. */
+struct wt_observer {
 	char a[DM_PATH], b[DM_PATH];
 	int stop;
 	long count;
@@ -86,40 +87,28 @@ static long wt_ns(void)
 	return ts.tv_sec * 1000000000L + ts.tv_nsec;
 }
 
-/* Renames a <-> b until told to stop; records the slowest rename. */
-static int wt_rename_loop(void *arg)
+/* One rename a <-> b, or one stat() of a (with @b unset): 0 or an errno. */
+static int wt_op(struct wt_observer *r)
 {
-	struct wt_renamer *r = arg;
-
-	while (!__atomic_load_n(&r->stop, __ATOMIC_SEQ_CST)) {
-		long t = wt_ns();
-
-		if (rename(r->count & 1 ? r->b : r->a,
-			   r->count & 1 ? r->a : r->b)) {
-			r->err = errno;
-			return 1;
-		}
-		t = wt_ns() - t;
-		if (t > r->max_ns)
-			r->max_ns = t;
-		r->count++;
-	}
-	return 0;
-}
-
-/* Stats @a until told to stop; records the slowest stat(). */
-static int wt_stat_loop(void *arg)
-{
-	struct wt_renamer *r = arg;
 	struct stat st;
 
+	if (!r->b[0])
+		return stat(r->a, &st) ? errno : 0;
+	return rename(r->count & 1 ? r->b : r->a,
+		      r->count & 1 ? r->a : r->b) ? errno : 0;
+}
+
+/* Runs wt_op() until told to stop; records the slowest. */
+static int wt_loop(void *arg)
+{
+	struct wt_observer *r = arg;
+
 	while (!__atomic_load_n(&r->stop, __ATOMIC_SEQ_CST)) {
 		long t = wt_ns();
 
-		if (stat(r->a, &st)) {
-			r->err = errno;
+		r->err = wt_op(r);
+		if (r->err)
 			return 1;
-		}
 		t = wt_ns() - t;
 		if (t > r->max_ns)
 			r->max_ns = t;
@@ -165,7 +154,7 @@ TEST_F_TIMEOUT(walk, huge_dir_rename_bind_unbind, 1800)
 	char big[DM_PATH], da[DM_PATH], in_a[DM_PATH], other[DM_PATH];
 	const char *env = getenv("DENTRYMOB_HUGE_N");
 	long n = env ? atol(env) : WT_N_DEFAULT;
-	struct wt_renamer *r;
+	struct wt_observer *r;
 	int fd, status;
 
 	ASSERT_LT(0, n);
@@ -192,7 +181,7 @@ TEST_F_TIMEOUT(walk, huge_dir_rename_bind_unbind, 1800)
 	ASSERT_EQ(1, dm_current(a));
 
 	ASSERT_EQ(0, dm_write_str(WT_THRESH, "1"));
-	self->pid = dm_start_child(wt_rename_loop, r);
+	self->pid = dm_start_child(wt_loop, r);
 	ASSERT_LT(0, self->pid);
 	dm_sleep_ms(100);
 
@@ -231,7 +220,7 @@ TEST_F_TIMEOUT(walk, huge_dir_rename_bind_unbind, 1800)
 }
 
 /* Stops the observer @r started as @pid; false if it failed. */
-static bool wt_stop(struct __test_metadata *_metadata, struct wt_renamer *r,
+static bool wt_stop(struct __test_metadata *_metadata, struct wt_observer *r,
 		    pid_t pid, const char *what)
 {
 	int status;
@@ -257,7 +246,7 @@ TEST_F_TIMEOUT(walk, huge_dir_reclaim, 1800)
 	char big[DM_PATH], da[DM_PATH], other[DM_PATH];
 	const char *env = getenv("DENTRYMOB_HUGE_N");
 	long n = env ? atol(env) : WT_N_DEFAULT;
-	struct wt_renamer *r, *s;
+	struct wt_observer *r, *s;
 	pid_t spid;
 	int fd;
 
@@ -288,9 +277,9 @@ TEST_F_TIMEOUT(walk, huge_dir_reclaim, 1800)
 	ASSERT_EQ(n + 2, dm_current(a));
 
 	ASSERT_EQ(0, dm_write_str(WT_THRESH, "1"));
-	self->pid = dm_start_child(wt_rename_loop, r);
+	self->pid = dm_start_child(wt_loop, r);
 	ASSERT_LT(0, self->pid);
-	spid = dm_start_child(wt_stat_loop, s);
+	spid = dm_start_child(wt_loop, s);
 	ASSERT_LT(0, spid);
 	dm_sleep_ms(100);
 
