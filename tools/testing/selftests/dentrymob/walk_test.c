@@ -146,6 +146,32 @@ static long wt_fill(const char *dir, long n)
 	return good;
 }
 
+/*
+ * What both tests start with: the watchdog_thresh to restore in @thresh,
+ * and an observer that renames @base/other/x back and forth.  NULL if
+ * either fails (no watchdog_thresh: CONFIG_SOFTLOCKUP_DETECTOR=y?).
+ */
+static struct wt_observer *wt_renamer(const char *base, char *thresh,
+				      size_t size)
+{
+	struct wt_observer *r;
+	char other[DM_PATH];
+	int fd;
+
+	if (dm_read_file(WT_THRESH, thresh, size) < 0)
+		return NULL;
+	r = dm_shared_alloc(sizeof(*r));
+	if (!r || mkdir(dm_join(other, base, "other"), 0755))
+		return NULL;
+	dm_join(r->a, other, "x");
+	dm_join(r->b, other, "y");
+	fd = open(r->a, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return NULL;
+	close(fd);
+	return r;
+}
+
 static long wt_step(const char *what)
 {
 	static long t0;
@@ -157,32 +183,45 @@ static long wt_step(const char *what)
 	return ms;
 }
 
+/* Stops the observer @r started as @pid; false if it failed. */
+static bool wt_stop(struct __test_metadata *_metadata, struct wt_observer *r,
+		    pid_t pid, const char *what)
+{
+	int status;
+
+	__atomic_store_n(&r->stop, 1, __ATOMIC_SEQ_CST);
+	if (dm_wait_child(pid, 10000, &status)) {
+		kill(pid, SIGKILL);
+		dm_wait_child(pid, 10000, &status);
+		return false;
+	}
+	printf("# slowest %s: %ld us of %ld\n", what, r->max_ns / 1000,
+	       r->count);
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		TH_LOG("%s: %s", what, strerror(r->err));
+		return false;
+	}
+	return true;
+}
+
 TEST_F_TIMEOUT(walk, huge_dir_rename_bind_unbind, 1800)
 {
 	const char *a = dm_cg(_metadata, &self->ctx, NULL, "a");
 	const char *b = dm_cg(_metadata, &self->ctx, NULL, "b");
-	char big[DM_PATH], da[DM_PATH], in_a[DM_PATH], other[DM_PATH];
+	char big[DM_PATH], da[DM_PATH], in_a[DM_PATH];
 	const char *env = getenv("DENTRYMOB_HUGE_N");
 	long n = env ? atol(env) : WT_N_DEFAULT;
 	struct wt_observer *r;
-	int fd, status;
 
 	ASSERT_LT(0, n);
-	ASSERT_LE(0, dm_read_file(WT_THRESH, self->thresh,
-				  sizeof(self->thresh))) {
-		TH_LOG("no %s: CONFIG_SOFTLOCKUP_DETECTOR=y?", WT_THRESH);
+	r = wt_renamer(self->ctx.base, self->thresh, sizeof(self->thresh));
+	ASSERT_NE(NULL, r) {
+		TH_LOG("%s or the renamer's file: %s", WT_THRESH,
+		       strerror(errno));
 	}
-	r = dm_shared_alloc(sizeof(*r));
-	ASSERT_NE(NULL, r);
 
 	ASSERT_EQ(0, mkdir(dm_join(big, self->ctx.base, "big"), 0755));
 	ASSERT_EQ(0, mkdir(dm_join(da, self->ctx.base, "a"), 0755));
-	ASSERT_EQ(0, mkdir(dm_join(other, self->ctx.base, "other"), 0755));
-	dm_join(r->a, other, "x");
-	dm_join(r->b, other, "y");
-	fd = open(r->a, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-	ASSERT_LE(0, fd);
-	close(fd);
 
 	wt_step(NULL);
 	ASSERT_EQ(n, wt_fill(big, n));
@@ -217,66 +256,31 @@ TEST_F_TIMEOUT(walk, huge_dir_rename_bind_unbind, 1800)
 	wt_step("rename out of a");
 	EXPECT_EQ(1, dm_current(a));
 
-	__atomic_store_n(&r->stop, 1, __ATOMIC_SEQ_CST);
-	ASSERT_EQ(0, dm_wait_child(self->pid, 10000, &status));
+	EXPECT_TRUE(wt_stop(_metadata, r, self->pid, "unrelated rename"));
 	self->pid = 0;
-	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status)) {
-		TH_LOG("the renamer: %s", strerror(r->err));
-	}
-	printf("# slowest unrelated rename: %ld us of %ld renames\n",
-	       r->max_ns / 1000, r->count);
 	EXPECT_LT(0, r->count);
 	EXPECT_GT(wt_slow_ns(), r->max_ns);
-}
-
-/* Stops the observer @r started as @pid; false if it failed. */
-static bool wt_stop(struct __test_metadata *_metadata, struct wt_observer *r,
-		    pid_t pid, const char *what)
-{
-	int status;
-
-	__atomic_store_n(&r->stop, 1, __ATOMIC_SEQ_CST);
-	if (dm_wait_child(pid, 10000, &status)) {
-		kill(pid, SIGKILL);
-		dm_wait_child(pid, 10000, &status);
-		return false;
-	}
-	printf("# slowest %s: %ld us of %ld\n", what, r->max_ns / 1000,
-	       r->count);
-	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-		TH_LOG("%s: %s", what, strerror(r->err));
-		return false;
-	}
-	return true;
 }
 
 TEST_F_TIMEOUT(walk, huge_dir_reclaim, 1800)
 {
 	const char *a = dm_cg(_metadata, &self->ctx, NULL, "a");
-	char big[DM_PATH], da[DM_PATH], other[DM_PATH];
+	char big[DM_PATH], da[DM_PATH];
 	const char *env = getenv("DENTRYMOB_HUGE_N");
 	long n = env ? atol(env) : WT_N_DEFAULT;
 	struct wt_observer *r, *s;
 	pid_t spid;
-	int fd;
 
 	ASSERT_LT(WT_MAX, n);
-	ASSERT_LE(0, dm_read_file(WT_THRESH, self->thresh,
-				  sizeof(self->thresh))) {
-		TH_LOG("no %s: CONFIG_SOFTLOCKUP_DETECTOR=y?", WT_THRESH);
+	r = wt_renamer(self->ctx.base, self->thresh, sizeof(self->thresh));
+	ASSERT_NE(NULL, r) {
+		TH_LOG("%s or the renamer's file: %s", WT_THRESH,
+		       strerror(errno));
 	}
-	r = dm_shared_alloc(sizeof(*r));
 	s = dm_shared_alloc(sizeof(*s));
-	ASSERT_NE(NULL, r);
 	ASSERT_NE(NULL, s);
 
 	ASSERT_EQ(0, mkdir(dm_join(da, self->ctx.base, "a"), 0755));
-	ASSERT_EQ(0, mkdir(dm_join(other, self->ctx.base, "other"), 0755));
-	dm_join(r->a, other, "x");
-	dm_join(r->b, other, "y");
-	fd = open(r->a, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-	ASSERT_LE(0, fd);
-	close(fd);
 	ASSERT_EQ(0, dm_bind(&self->ctx, a, da));
 	ASSERT_EQ(0, mkdir(dm_join(big, da, "big"), 0755));
 	dm_join(s->a, big, ".");
