@@ -17,6 +17,7 @@
 
 #include <linux/atomic.h>
 #include <linux/capability.h>
+#include <linux/ctype.h>
 #include <linux/cgroup.h>
 #include <linux/dentry_mob.h>
 #include <linux/fs.h>
@@ -595,6 +596,99 @@ static int mob_unbind(struct dentry_mob *mob, const struct path *path)
 	return 0;
 }
 
+/*
+ * Resolve the path of a dentry.root write.  Every component but the last
+ * is followed, and the writer must trust those directories; the last one
+ * may be the tenant's own (its rootfs), so it is not followed: a tenant
+ * cannot replace it by a symlink to somewhere else and have that bound.
+ * This is O_NOFOLLOW | O_DIRECTORY.  A trailing slash would make the
+ * lookup follow a symlink, so trailing slashes are dropped first.
+ */
+static int dentry_root_lookup(char *buf, struct path *path)
+{
+	size_t len = strlen(buf);
+	int err;
+
+	while (len > 1 && buf[len - 1] == '/')
+		buf[--len] = '\0';
+	err = kern_path(buf, 0, path);
+	if (err)
+		return err;
+	if (d_is_symlink(path->dentry))
+		err = -ELOOP;
+	else if (!d_can_lookup(path->dentry))
+		err = -ENOTDIR;
+	if (err)
+		path_put(path);
+	return err;
+}
+
+/*
+ * Undo the escapes of seq_dentry() (" \t\n\\" as \ooo) in place, so that
+ * a "MAJ:MIN PATH" line read from dentry.root can be written back.
+ */
+static int dentry_root_unescape(char *s)
+{
+	char *d = s;
+
+	while (*s) {
+		if (*s != '\\') {
+			*d++ = *s++;
+			continue;
+		}
+		if (s[1] < '0' || s[1] > '3' || s[2] < '0' || s[2] > '7' ||
+		    s[3] < '0' || s[3] > '7')
+			return -EINVAL;
+		*d++ = (s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0');
+		s += 4;
+	}
+	*d = '\0';
+	return 0;
+}
+
+/*
+ * Unbind by a line of dentry.root, "MAJ:MIN PATH": the root is found among
+ * this cgroup's bindings, not by a lookup, so a root that the writer can
+ * no longer reach (overmounted, lazily unmounted, in another mount
+ * namespace) can still be unbound.
+ */
+static int mob_unbind_line(struct dentry_mob *mob, char *buf)
+{
+	struct dentry_mob_binding *b, *found = NULL;
+	unsigned int maj, min;
+	char *want, *tmp, *p;
+	int pos = 0, err;
+
+	if (sscanf(buf, "%u:%u %n", &maj, &min, &pos) != 2 || !pos ||
+	    buf[pos] != '/')
+		return -EINVAL;
+	want = buf + pos;
+	err = dentry_root_unescape(want);
+	if (err)
+		return err;
+	tmp = __getname();
+	if (!tmp)
+		return -ENOMEM;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(b, &mob->bindings, mob_node) {
+		if (b->sb->s_dev != MKDEV(maj, min) ||
+		    test_bit(DENTRY_MOB_ENDED, &b->flags))
+			continue;
+		p = dentry_path_raw(b->root, tmp, PATH_MAX);
+		if (!IS_ERR(p) && !strcmp(p, want)) {
+			found = dentry_mob_binding_claim(mob, b->root);
+			break;
+		}
+	}
+	rcu_read_unlock();
+	__putname(tmp);
+	if (!found)
+		return -EINVAL;
+	d_mob_finish(found);
+	return 0;
+}
+
 static ssize_t dentry_root_write(struct kernfs_open_file *of, char *buf,
 				 size_t nbytes, loff_t off)
 {
@@ -620,11 +714,15 @@ static ssize_t dentry_root_write(struct kernfs_open_file *of, char *buf,
 	if (buf[0] == '-') {
 		unbind = true;
 		buf++;
+		if (isdigit(buf[0])) {
+			err = mob_unbind_line(mob, buf);
+			return err ?: nbytes;
+		}
 	}
 	if (buf[0] != '/')
 		return -EINVAL;
 
-	err = kern_path(buf, LOOKUP_FOLLOW | LOOKUP_DIRECTORY, &path);
+	err = dentry_root_lookup(buf, &path);
 	if (err)
 		return err;
 	if (unbind)

@@ -183,15 +183,39 @@ static int nlines(const char *s)
 
 /*
  * Resolves @in (a write to dentry.root, '-' and one trailing '\n'
- * already removed) in the jail as the kernel would: following symlinks,
- * a directory.  Returns 0 and the real path, or -errno.
+ * already removed) in the jail as the kernel would: following symlinks
+ * in every component but the last, which must be a directory and not a
+ * symlink (ELOOP), trailing slashes ignored.  Returns 0 and the real
+ * path, or -errno.
  */
 static int resolve(const char *in, char *real)
 {
+	char path[PATH_MAX], dir[PATH_MAX], *slash, *base;
 	struct stat st;
+	size_t n = strlen(in);
 
-	if (!realpath(in, real))
-		return -errno;
+	if (n >= sizeof(path))
+		return -ENAMETOOLONG;
+	memcpy(path, in, n + 1);
+	while (n > 1 && path[n - 1] == '/')
+		path[--n] = '\0';
+	slash = strrchr(path, '/');
+	base = slash + 1;
+	if (!*base || !strcmp(base, ".") || !strcmp(base, "..")) {
+		if (!realpath(path, real))
+			return -errno;
+	} else {
+		*slash = '\0';
+		if (!realpath(slash == path ? "/" : path, dir))
+			return -errno;
+		if (snprintf(real, PATH_MAX, "%s/%s",
+			     strcmp(dir, "/") ? dir : "", base) >= PATH_MAX)
+			return -ENAMETOOLONG;
+		if (lstat(real, &st))
+			return -errno;
+		if (S_ISLNK(st.st_mode))
+			return -ELOOP;
+	}
 	if (stat(real, &st))
 		return -errno;
 	return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
@@ -468,9 +492,11 @@ TEST_F_TIMEOUT(fuzz, root_adversarial, DM_TIMEOUT)
 		{ "//a//b//", 0, 0 }, { "-/a/b", 0, 0 },
 		{ "/a/b/../../a/./b/c/..", 0, 0 }, { "-/a/b", 0, 0 },
 		{ "/../../../a", 0, 0 }, { "-/a", 0, 0 },	/* jailed */
-		{ "/proc/self/cwd", 0, 0 }, { "-/", 0, 0 },	/* cwd is / */
+		{ "/proc/self/cwd/.", 0, 0 }, { "-/", 0, 0 },	/* cwd is / */
+		{ "/proc/self/cwd", 0, ELOOP },	/* a last symlink: not followed */
 		{ "/proc/self/root/a/b/c", 0, 0 }, { "-/a/b/c\n", 0, 0 },
-		{ "/ln", 0, 0 }, { "-/a", 0, 0 },	/* follows the link */
+		{ "/ln/.", 0, 0 }, { "-/a", 0, 0 },	/* follows the link */
+		{ "/ln", 0, ELOOP }, { "/ln/", 0, ELOOP }, { "-/ln", 0, ELOOP },
 		{ "/sp ace", 0, 0 }, { "/nl\nx", 0, 0 }, { "/tab\tx\n", 0, 0 },
 		{ "/bs\\x", 0, 0 }, { "/\xff\xfe\x80", 0, 0 },
 		{ "/caf\xc3\xa9", 0, 0 },
@@ -481,7 +507,7 @@ TEST_F_TIMEOUT(fuzz, root_adversarial, DM_TIMEOUT)
 		{ "--/a", 0, EINVAL }, { "a", 0, EINVAL }, { "./a", 0, EINVAL },
 		{ " /a", 0, EINVAL }, { "-a", 0, EINVAL },
 		{ "/a\0/b", 5, EINVAL }, { "/a\n\0", 4, EINVAL },
-		{ "/nonexistent", 0, ENOENT }, { "/dangling", 0, ENOENT },
+		{ "/nonexistent", 0, ENOENT }, { "/dangling", 0, ELOOP },
 		{ "/file", 0, ENOTDIR }, { "/file/", 0, ENOTDIR },
 		{ "/loop", 0, ELOOP }, { "/a/b/c/\xff", 0, ENOENT },
 	};
@@ -586,14 +612,14 @@ TEST_F_TIMEOUT(fuzz, random_writes, 600)
 TEST_F_TIMEOUT(fuzz, concurrent_writers, 300)
 {
 	static const char * const roots[] = {
-		"/a", "/a/b", "/a/b/c", "/sp ace", "/nl\nx", "/", "/ln",
-		"/proc/self/cwd", "/caf\xc3\xa9",
+		"/a", "/a/b", "/a/b/c", "/sp ace", "/nl\nx", "/", "/ln/.",
+		"/proc/self/cwd/.", "/caf\xc3\xa9",
 	};
 	static const char * const maxes[] = {
 		"0", "1", "5", "100", "max", "-1", "junk", "0x20", "\n",
 	};
 	struct fz_state st;
-	char line[DM_PATH], real[DM_PATH], *p;
+	char line[DM_PATH], real[PATH_MAX], *p;
 	pid_t pids[NR_WRITERS];
 	int i, status;
 

@@ -365,6 +365,118 @@ TEST_F_TIMEOUT(interface, root_bad_input, DM_TIMEOUT)
 }
 
 /*
+ * DESIGN 3, dentry.root: the last component is not followed.  A tenant
+ * owns its rootfs directory; if it replaces it by a symlink to "/" before
+ * the runtime writes the path, the write must fail with ELOOP and bind
+ * nothing, with or without a trailing slash.  Symlinks in the other
+ * components are followed: the writer trusts those.
+ */
+TEST_F_TIMEOUT(interface, root_symlink_last_eloop, DM_TIMEOUT)
+{
+	const char *cg = dm_cg(_metadata, &self->ctx, NULL, "c");
+	char rootfs[DM_PATH], link[DM_PATH], via[DM_PATH + 16];
+	char s[DM_PATH + 16], buf[DM_BUF];
+
+	ASSERT_EQ(0, mkdir(dm_join(rootfs, self->ctx.base, "rootfs"), 0755));
+	ASSERT_EQ(0, mkdir(dm_join(s, rootfs, "sub"), 0755));
+	/* the tenant's move: its directory becomes a link to the host's root */
+	ASSERT_EQ(0, symlink("/", dm_join(link, self->ctx.base, "ct")));
+
+	EXPECT_EQ(-ELOOP, dm_try(cg, "dentry.root", link));
+	snprintf(s, sizeof(s), "%s/", link);
+	EXPECT_EQ(-ELOOP, dm_try(cg, "dentry.root", s));
+	snprintf(s, sizeof(s), "%s//\n", link);
+	EXPECT_EQ(-ELOOP, dm_try(cg, "dentry.root", s));
+	snprintf(s, sizeof(s), "-%s", link);
+	EXPECT_EQ(-ELOOP, dm_try(cg, "dentry.root", s));
+	ASSERT_EQ(0, dm_roots(cg, buf, sizeof(buf)));
+	EXPECT_STREQ("", buf);
+	EXPECT_EQ(0, dm_current(cg));
+
+	/* a link in the middle of the path is followed */
+	ASSERT_EQ(0, unlink(link));
+	ASSERT_EQ(0, symlink(rootfs, link));
+	snprintf(via, sizeof(via), "%s/sub", link);
+	ASSERT_EQ(0, dm_bind(&self->ctx, cg, via));
+	snprintf(s, sizeof(s), "%s/sub", rootfs);
+	EXPECT_TRUE(dm_root_listed(cg, s));
+	EXPECT_EQ(1, dm_nroots(cg));
+	EXPECT_EQ(1, dm_current(cg));
+}
+
+/*
+ * DESIGN 3, dentry.root: a root that the writer cannot reach by its path
+ * any more is unbound by its line, "MAJ:MIN PATH" as read (escapes and
+ * all).  Here one root is overmounted (its path now names another
+ * directory: "-PATH" is EINVAL) and the other is in a lazily unmounted
+ * tmpfs and has a blank in its name.  A line that matches no root is
+ * EINVAL and changes nothing.
+ */
+TEST_F_TIMEOUT(interface, unbind_overmounted_by_majmin, DM_TIMEOUT)
+{
+	const char *cg = dm_cg(_metadata, &self->ctx, NULL, "c");
+	char d[DM_PATH], t[DM_PATH], sp[DM_PATH], o[DM_PATH];
+	char s[DM_PATH + 16], buf[DM_BUF], line[DM_BUF + 2], *nl;
+	struct stat st;
+	int err, fd;
+
+	ASSERT_EQ(0, mkdir(dm_join(d, self->ctx.base, "d"), 0755));
+	ASSERT_EQ(2, dm_create_files(d, "f", 0, 2, &err));
+	dm_mount_tmpfs(_metadata, &self->ctx, dm_join(t, self->ctx.base, "t"));
+	ASSERT_EQ(0, mkdir(dm_join(sp, t, "sp ace"), 0755));
+	ASSERT_EQ(0, dm_bind(&self->ctx, cg, d));
+	ASSERT_EQ(0, dm_bind(&self->ctx, cg, sp));
+	ASSERT_EQ(4, dm_current(cg));
+	ASSERT_EQ(0, stat(t, &st));
+	snprintf(line, sizeof(line), "%u:%u /sp\\040ace", major(st.st_dev),
+		 minor(st.st_dev));
+	ASSERT_LE(0, dm_roots(cg, buf, sizeof(buf)));
+	ASSERT_NE(NULL, strstr(buf, line)) TH_LOG("roots:\n%s", buf);
+
+	/*
+	 * Overmount d with a bind mount of an unbound directory (a whole
+	 * new filesystem there would join the mob): "-d" now names that.
+	 */
+	ASSERT_EQ(0, mkdir(dm_join(o, self->ctx.base, "o"), 0755));
+	ASSERT_EQ(0, mount(o, d, NULL, MS_BIND, NULL));
+	dm_copy(self->ctx.mnts[self->ctx.nmnts++], d);
+	snprintf(s, sizeof(s), "-%s", d);
+	EXPECT_EQ(-EINVAL, dm_try(cg, "dentry.root", s));
+	/*
+	 * Lazily unmount t, with a directory of it still open so that the
+	 * filesystem lives on: "sp ace" has no path from here at all.
+	 */
+	fd = open(sp, O_RDONLY | O_DIRECTORY);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, umount2(t, MNT_DETACH));
+	EXPECT_EQ(2, dm_nroots(cg));
+
+	/* refused, nothing changes */
+	snprintf(s, sizeof(s), "-%u:%u /nothere", major(st.st_dev),
+		 minor(st.st_dev));
+	EXPECT_EQ(-EINVAL, dm_try(cg, "dentry.root", s));
+	snprintf(s, sizeof(s), "-%u:%u /sp\\9ace", major(st.st_dev),
+		 minor(st.st_dev));
+	EXPECT_EQ(-EINVAL, dm_try(cg, "dentry.root", s));
+	EXPECT_EQ(-EINVAL, dm_try(cg, "dentry.root", "-0:0 /"));
+	EXPECT_EQ(-EINVAL, dm_try(cg, "dentry.root", "-1:2"));
+	EXPECT_EQ(2, dm_nroots(cg));
+	EXPECT_EQ(4, dm_current(cg));
+
+	/* each line of dentry.root, written back with a '-', unbinds it */
+	while (dm_roots(cg, buf, sizeof(buf)) > 0) {
+		nl = strchr(buf, '\n');
+		ASSERT_NE(NULL, nl);
+		*nl = '\0';
+		snprintf(line, sizeof(line), "-%s\n", buf);
+		ASSERT_EQ(0, dm_try(cg, "dentry.root", line)) TH_LOG("%s", line);
+	}
+	EXPECT_EQ(0, dm_nroots(cg));
+	EXPECT_EQ(0, dm_current(cg));
+	close(fd);
+}
+
+/*
  * DESIGN 3: a root bound to another cgroup is EBUSY, and unbinding it from
  * a cgroup that does not hold it is EINVAL; the owner keeps it.
  */
