@@ -26,6 +26,7 @@
 #include <linux/workqueue.h>
 
 struct dentry_mob;
+struct vfsmount;
 
 /**
  * struct dentry_mob_binding - one bound root of a mob
@@ -79,11 +80,14 @@ void dentry_mob_binding_detach(struct dentry_mob_binding *b);
 struct dentry_mob_binding *dentry_mob_binding_claim(struct dentry_mob *mob,
 						    struct dentry *root);
 void dentry_mob_binding_free(struct dentry_mob_binding *b);
-void dentry_mob_mount(struct dentry *mountpoint, struct dentry *root);
+bool dentry_mob_join(struct dentry *mountpoint, struct dentry *root);
 
 /* fs/dcache.c */
+int d_mob_bind_root(struct dentry *root, struct dentry_mob *mob,
+		    struct dentry_mob_binding *b);
 int d_mob_bind(struct dentry *root, struct dentry_mob *mob,
 	       struct dentry_mob_binding *b);
+void d_mob_adopt_mounts(struct dentry *mp);
 void d_mob_finish(struct dentry_mob_binding *b);
 bool d_mob_binding_tryget(struct dentry_mob_binding *b);
 void d_mob_binding_put(struct dentry_mob_binding *b);
@@ -91,14 +95,28 @@ void d_mob_removed(struct dentry *dentry);
 void d_mob_sb_shutdown(struct super_block *sb);
 long d_mob_reclaim(struct dentry *root, long nr_to_reclaim);
 
+/* fs/namespace.c */
+int mnt_dentry_mob_adopt(struct dentry *mp, struct vfsmount **mnts, int n);
+
 static inline bool dentry_mob_active(void)
 {
 	return static_branch_unlikely(&dentry_mob_in_use);
 }
 
+/* Is @dentry in a mob?  A hint: it may move in or out at any time. */
+static inline bool d_in_mob(const struct dentry *dentry)
+{
+	return dentry_mob_active() && READ_ONCE(dentry->d_mob);
+}
+
 #else /* !CONFIG_CGROUP_DENTRY */
 
 static inline bool dentry_mob_active(void)
+{
+	return false;
+}
+
+static inline bool d_in_mob(const struct dentry *dentry)
 {
 	return false;
 }
@@ -125,8 +143,7 @@ static inline void d_mob_sb_shutdown(struct super_block *sb)
 {
 }
 
-static inline void dentry_mob_mount(struct dentry *mountpoint,
-				    struct dentry *root)
+static inline void d_mob_adopt_mounts(struct dentry *mp)
 {
 }
 

@@ -20,6 +20,7 @@
 #include <linux/ctype.h>
 #include <linux/cgroup.h>
 #include <linux/dentry_mob.h>
+#include <linux/export.h>
 #include <linux/fs.h>
 #include <linux/kdev_t.h>
 #include <linux/mutex.h>
@@ -89,6 +90,8 @@ struct dentry_mob {
 };
 
 DEFINE_STATIC_KEY_FALSE(dentry_mob_in_use);
+/* for d_in_mob() in modules: overlayfs */
+EXPORT_SYMBOL_GPL(dentry_mob_in_use);
 
 static struct dentry_mob *css_mob(struct cgroup_subsys_state *css)
 {
@@ -554,33 +557,38 @@ static int mob_bind(struct dentry_mob *mob, const struct path *path)
 }
 
 /**
- * dentry_mob_mount - let a new mount inside a mob join it
- * @mountpoint: the dentry the new mount was attached on
- * @root: the root of the new mount
+ * dentry_mob_join - let a filesystem mounted inside a mob join it
+ * @mountpoint: the dentry it is mounted on
+ * @root: its root; the caller holds its mount
  *
- * A filesystem newly mounted at a mountpoint inside a mob becomes a root
- * of that mob, so that a tenant cannot escape its limit by mounting a
- * fresh tmpfs.  A tree that is already charged, such as a bind mount of
- * a directory in another mob, or a superblock that is mounted elsewhere
- * inside a mob, stays where it is: a dentry has one mob.
+ * A filesystem mounted at a mountpoint inside a mob becomes a root of that
+ * mob, so that a tenant cannot escape its limit by mounting a fresh tmpfs,
+ * whether it was mounted before or after the bind.  The caller,
+ * mnt_dentry_mob_adopt(), decided that it may join, and walks the dentries
+ * already cached below @root afterwards.  The charge is forced, as a
+ * bind's: a filesystem that arrives full (an MS_MOVE) leaves the mob over
+ * its limit until its next charge reclaims.
  *
- * Called from the mount paths with namespace_sem held.  A mount's root
- * cannot be removed, so no inode lock is needed (nor could it be taken
- * under namespace_sem).
+ * A mount's root cannot be removed, so no inode lock is needed.
+ *
+ * Return: true if @root joined, false if it is bound already, the mob is
+ * going away or there was no memory for the binding.
  */
-void dentry_mob_mount(struct dentry *mountpoint, struct dentry *root)
+bool dentry_mob_join(struct dentry *mountpoint, struct dentry *root)
 {
 	struct dentry_mob *mob = d_mob_get(mountpoint);
 	struct dentry_mob_binding *b;
+	bool joined = false;
 
 	if (!mob)
-		return;
-
-	/* d_mob_bind() refuses a root that is already bound anywhere. */
+		return false;
 	b = kzalloc(sizeof(*b), GFP_KERNEL);
-	if (b && d_mob_bind(root, mob, b))
+	if (b && !d_mob_bind_root(root, mob, b))
+		joined = true;
+	else
 		kfree(b);
 	css_put(&mob->css);
+	return joined;
 }
 
 static int mob_unbind(struct dentry_mob *mob, const struct path *path)

@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Mounts inside a mob (DESIGN.md section 4, "Mounts"): a filesystem newly
+ * Mounts inside a mob (DESIGN.md section 4, "Mounts"): a filesystem
  * mounted at a mountpoint inside a mob joins it and shows in dentry.root,
- * so that a tenant cannot escape its limit by mounting a fresh tmpfs; a
- * bind mount, or another mount of a superblock that is already mounted,
- * stays where its dentries already are.
+ * whatever the order: mounted after the bind, already mounted when the
+ * tree is bound (in any mount namespace), or moved in.  So a tenant cannot
+ * escape its limit through a fresh tmpfs, nor through the ones runc mounts
+ * before it writes dentry.root (/dev, /dev/shm, /dev/mqueue).  A bind
+ * mount, or another mount of a superblock that is mounted outside the
+ * mob, stays where its dentries already are.
  */
+#include <sched.h>
 #define _GNU_SOURCE
 #include "kselftest_harness.h"
 #include "dentrymob_util.h"
@@ -279,6 +283,230 @@ TEST_F_TIMEOUT(mount, only_mountpoints_inside_join, DM_TIMEOUT)
 	EXPECT_EQ(2, dm_nroots(self->cg));
 	EXPECT_EQ(2, dm_current(self->cg));
 	ASSERT_EQ(5, dm_create_files(self->d, "f", 0, 5, &err));
+	EXPECT_EQ(7, dm_current(self->cg));
+}
+
+/*
+ * runc's order: /dev and /dev/shm are mounted inside the rootfs (nested,
+ * the second on a directory of the first) before the rootfs is bound.
+ * The bind adopts both: listed, charged exactly, and the mkdir loop in the
+ * world-writable /dev/shm stops at the limit.
+ */
+TEST_F_TIMEOUT(mount, premounted_tmpfs_adopted_at_bind, DM_TIMEOUT)
+{
+	char e[DM_PATH], dev[DM_PATH], shm[DM_PATH];
+	int depth, err = 0;
+
+	ASSERT_EQ(0, mkdir(dm_join(e, self->ctx.base, "e"), 0755));
+	dm_mount_tmpfs(_metadata, &self->ctx, dm_join(dev, e, "dev"));
+	dm_mount_tmpfs(_metadata, &self->ctx, dm_join(shm, dev, "shm"));
+	ASSERT_EQ(5, dm_create_files(shm, "f", 0, 5, &err));
+	EXPECT_EQ(1, dm_current(self->cg));
+
+	ASSERT_EQ(0, dm_bind(&self->ctx, self->cg, e));
+	EXPECT_EQ(4, dm_nroots(self->cg));
+	EXPECT_TRUE(dm_root_listed(self->cg, dev));
+	EXPECT_TRUE(dm_root_listed(self->cg, shm));
+	/* d; e and its "dev"; dev's root and its "shm"; shm's root, 5 files */
+	EXPECT_EQ(11, dm_current(self->cg));
+
+	ASSERT_EQ(0, dm_set_max(self->cg, 61));
+	depth = run_loop(shm, &err);
+	EXPECT_EQ(ENOMEM, err);
+	EXPECT_EQ(50, depth);
+	EXPECT_EQ(61, dm_current(self->cg));
+}
+
+struct ns_child {
+	char dir[DM_PATH];	/* where the child mounts */
+	char fstype[16];
+	int ready[2], go[2];
+	int flags;		/* unshare() flags besides CLONE_NEWNS */
+	struct loop_res res;
+};
+
+/*
+ * In its own mount namespace, with no propagation back: mount @c->fstype
+ * at @c->dir, tell the parent, wait for it, then run the mkdir loop there.
+ */
+static int ns_child_fn(void *arg)
+{
+	struct ns_child *c = arg;
+	char b;
+
+	close(c->ready[0]);
+	close(c->go[1]);
+	if (unshare(CLONE_NEWNS | c->flags) ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	    mount(c->fstype, c->dir, c->fstype, 0, NULL))
+		return 1;
+	if (write(c->ready[1], "r", 1) != 1 || read(c->go[0], &b, 1) != 1)
+		return 2;
+	if (b != 'g')
+		return 0;
+	if (chdir(c->dir))
+		return 3;
+	for (;;) {
+		if (mkdir("x", 0755)) {
+			c->res.err = errno;
+			return 0;
+		}
+		if (chdir("x"))
+			return 4;
+		c->res.depth++;
+	}
+}
+
+/* Start ns_child_fn() on @dir; returns its pid once it has mounted. */
+static pid_t ns_child_start(struct ns_child *c, const char *dir,
+			    const char *fstype, int flags)
+{
+	pid_t pid;
+	char b;
+
+	dm_copy(c->dir, dir);
+	snprintf(c->fstype, sizeof(c->fstype), "%s", fstype);
+	c->flags = flags;
+	if (pipe(c->ready) || pipe(c->go))
+		return -1;
+	pid = fork();
+	if (pid == 0)
+		_exit(ns_child_fn(c));
+	close(c->ready[1]);
+	close(c->go[0]);
+	if (pid < 0 || read(c->ready[0], &b, 1) != 1)
+		return -1;
+	return pid;
+}
+
+/* Let the child run its loop (or only exit), and wait for it. */
+static int ns_child_finish(struct ns_child *c, pid_t pid, bool loop)
+{
+	int status;
+
+	if (write(c->go[1], loop ? "g" : "q", 1) != 1)
+		return -1;
+	close(c->go[1]);
+	close(c->ready[0]);
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/*
+ * A tmpfs mounted inside the tree in another mount namespace only (the
+ * container's, say), before the bind, is adopted by a bind written from
+ * this namespace, where the mountpoint is a plain directory.  The tenant's
+ * loop in it then stops at the limit.
+ */
+TEST_F_TIMEOUT(mount, premounted_in_other_ns_adopted, DM_TIMEOUT)
+{
+	struct ns_child *c = dm_shared_alloc(sizeof(*c));
+	char e[DM_PATH], t[DM_PATH];
+	struct stat se, st;
+	pid_t pid;
+
+	ASSERT_NE(NULL, c);
+	ASSERT_EQ(0, mkdir(dm_join(e, self->ctx.base, "e"), 0755));
+	ASSERT_EQ(0, mkdir(dm_join(t, e, "t"), 0755));
+	pid = ns_child_start(c, t, "tmpfs", 0);
+	ASSERT_LT(0, pid);
+	/* not mounted here */
+	ASSERT_EQ(0, stat(e, &se));
+	ASSERT_EQ(0, stat(t, &st));
+	ASSERT_EQ(se.st_dev, st.st_dev);
+
+	ASSERT_EQ(0, dm_bind(&self->ctx, self->cg, e));
+	EXPECT_EQ(3, dm_nroots(self->cg));
+	/* d; e, t; the child's tmpfs root */
+	EXPECT_EQ(4, dm_current(self->cg));
+	ASSERT_EQ(0, dm_set_max(self->cg, 24));
+	EXPECT_EQ(0, ns_child_finish(c, pid, true));
+	EXPECT_EQ(ENOMEM, c->res.err);
+	EXPECT_EQ(20, c->res.depth);
+	/* the child's namespace is gone, and with it the tmpfs */
+	EXPECT_EQ(2, dm_nroots(self->cg));
+	EXPECT_EQ(3, dm_current(self->cg));
+	munmap(c, sizeof(*c));
+}
+
+/*
+ * An ipc namespace's mqueue filesystem has a kernel-internal mount besides
+ * the one at /dev/mqueue; internal mounts are in no tree, so it joins too.
+ */
+TEST_F_TIMEOUT(mount, mqueue_of_new_ipc_ns_adopted, DM_TIMEOUT)
+{
+	struct ns_child *c = dm_shared_alloc(sizeof(*c));
+	char e[DM_PATH], mq[DM_PATH];
+	pid_t pid;
+
+	ASSERT_NE(NULL, c);
+	ASSERT_EQ(0, mkdir(dm_join(e, self->ctx.base, "e"), 0755));
+	ASSERT_EQ(0, mkdir(dm_join(mq, e, "mqueue"), 0755));
+	pid = ns_child_start(c, mq, "mqueue", CLONE_NEWIPC);
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(0, dm_bind(&self->ctx, self->cg, e));
+	EXPECT_EQ(3, dm_nroots(self->cg));
+	EXPECT_EQ(4, dm_current(self->cg));
+	EXPECT_EQ(0, ns_child_finish(c, pid, false));
+	munmap(c, sizeof(*c));
+}
+
+/*
+ * A tmpfs filled outside every mob and moved into the mob with MS_MOVE
+ * joins with everything it holds; the loop in it then stops at the limit.
+ */
+TEST_F_TIMEOUT(mount, ms_move_into_mob_joins, DM_TIMEOUT)
+{
+	char o[DM_PATH], in[DM_PATH];
+	int depth, err = 0;
+
+	dm_mount_tmpfs(_metadata, &self->ctx, dm_join(o, self->ctx.base, "o"));
+	ASSERT_EQ(30, dm_create_dirs(o, "x", 0, 30, &err));
+	ASSERT_EQ(0, mkdir(dm_join(in, self->d, "in"), 0755));
+	EXPECT_EQ(2, dm_current(self->cg));
+
+	ASSERT_EQ(0, mount(o, in, NULL, MS_MOVE, NULL)) {
+		TH_LOG("MS_MOVE: %s", strerror(errno));
+	}
+	dm_copy(self->ctx.mnts[self->ctx.nmnts - 1], in);
+	EXPECT_EQ(2, dm_nroots(self->cg));
+	EXPECT_TRUE(dm_root_listed(self->cg, in));
+	/* d, in; the tmpfs root and its 30 directories */
+	EXPECT_EQ(33, dm_current(self->cg));
+
+	ASSERT_EQ(0, dm_set_max(self->cg, 43));
+	depth = run_loop(in, &err);
+	EXPECT_EQ(ENOMEM, err);
+	EXPECT_EQ(10, depth);
+}
+
+/*
+ * The join rule at bind time.  A tmpfs whose root is also mounted outside
+ * the tree is visible there: it is not adopted.  A tmpfs with a bind mount
+ * inside itself (as runc's /proc has /proc/sys) is adopted.
+ */
+TEST_F_TIMEOUT(mount, adoption_follows_join_rule, DM_TIMEOUT)
+{
+	char e[DM_PATH], o[DM_PATH], x[DM_PATH], p[DM_PATH], a[DM_PATH];
+	char b[DM_PATH];
+
+	dm_mount_tmpfs(_metadata, &self->ctx, dm_join(o, self->ctx.base, "o"));
+	ASSERT_EQ(0, mkdir(dm_join(e, self->ctx.base, "e"), 0755));
+	ASSERT_EQ(0, mkdir(dm_join(x, e, "x"), 0755));
+	ASSERT_EQ(0, mount(o, x, NULL, MS_BIND, NULL));
+	dm_copy(self->ctx.mnts[self->ctx.nmnts++], x);
+	dm_mount_tmpfs(_metadata, &self->ctx, dm_join(p, e, "p"));
+	ASSERT_EQ(0, mkdir(dm_join(a, p, "a"), 0755));
+	ASSERT_EQ(0, mkdir(dm_join(b, p, "b"), 0755));
+	ASSERT_EQ(0, mount(a, b, NULL, MS_BIND, NULL));
+	dm_copy(self->ctx.mnts[self->ctx.nmnts++], b);
+
+	ASSERT_EQ(0, dm_bind(&self->ctx, self->cg, e));
+	EXPECT_EQ(3, dm_nroots(self->cg));
+	EXPECT_TRUE(dm_root_listed(self->cg, p));
+	EXPECT_FALSE(dm_root_listed(self->cg, x));
+	/* d; e, x, p; p's root, a, b */
 	EXPECT_EQ(7, dm_current(self->cg));
 }
 

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * No escape through a stacked filesystem (DESIGN.md section 4): the root
+ * of nearly every container is an overlayfs, and its lookups, creations
+ * and copy-ups make dentries in the layers below it.  With the overlay's
+ * root bound to a mob, those must not let the dcache grow past the limit
+ * by more than the documented bound: an overlay in a mob keeps no layer
+ * dentry it does not use, so the host's nr_dentry grows by at most
+ * 2 * max + OVL_SLACK (the overlay's own dentries, at most max, and one
+ * real dentry pinned by each overlay inode in use).
+ *
+ * The layers are laid out as a container's: two lower layers and an upper
+ * one, all directories of the ext4 scratch disk.
+ */
+#define _GNU_SOURCE
+#include "kselftest_harness.h"
+#include "dentrymob_util.h"
+
+#define OVL_MAX		200
+/*
+ * What a test itself adds to nr_dentry besides the attack (its cgroup
+ * file reads come after the count), and the bound's slack: the overlay
+ * dentries of the path to the attack's directory and their real ones.
+ */
+#define OVL_SLACK	16
+
+FIXTURE(overlay) {
+	struct dm_ctx ctx;
+	const char *cg;
+	char m[DM_PATH];	/* the overlay, bound to cg */
+	struct dm_nr nr;
+};
+
+FIXTURE_SETUP(overlay)
+{
+	char l1[DM_PATH], l2[DM_PATH], u[DM_PATH], w[DM_PATH], p[DM_PATH];
+	char opts[4 * DM_PATH + 64];
+	int err;
+
+	dm_ctx_init(_metadata, &self->ctx, "overlay");
+	self->cg = dm_cg(_metadata, &self->ctx, NULL, "c");
+	ASSERT_EQ(0, mkdir(dm_join(l1, self->ctx.base, "l1"), 0755));
+	ASSERT_EQ(0, mkdir(dm_join(l2, self->ctx.base, "l2"), 0755));
+	ASSERT_EQ(0, mkdir(dm_join(u, self->ctx.base, "u"), 0755));
+	ASSERT_EQ(0, mkdir(dm_join(w, self->ctx.base, "w"), 0755));
+	ASSERT_EQ(0, mkdir(dm_join(self->m, self->ctx.base, "m"), 0755));
+	/* an image: files in each lower layer, a directory merged across both */
+	ASSERT_EQ(10, dm_create_files(l1, "f", 0, 10, &err));
+	ASSERT_EQ(10, dm_create_files(l2, "g", 0, 10, &err));
+	ASSERT_EQ(0, mkdir(dm_join(p, l1, "etc"), 0755));
+	ASSERT_EQ(5, dm_create_files(p, "a", 0, 5, &err));
+	ASSERT_EQ(0, mkdir(dm_join(p, l2, "etc"), 0755));
+	ASSERT_EQ(5, dm_create_files(p, "b", 0, 5, &err));
+
+	snprintf(opts, sizeof(opts), "lowerdir=%s:%s,upperdir=%s,workdir=%s",
+		 l2, l1, u, w);
+	ASSERT_EQ(0, mount("overlay", self->m, "overlay", 0, opts)) {
+		TH_LOG("mount overlay: %s", strerror(errno));
+	}
+	dm_copy(self->ctx.mnts[self->ctx.nmnts++], self->m);
+	ASSERT_EQ(0, dm_bind(&self->ctx, self->cg, self->m));
+	ASSERT_EQ(0, dm_set_max(self->cg, OVL_MAX));
+	ASSERT_EQ(0, dm_nr_open(&self->nr));
+}
+
+FIXTURE_TEARDOWN(overlay)
+{
+	dm_nr_close(&self->nr);
+	dm_ctx_cleanup(&self->ctx);
+}
+
+/* The host's nr_dentry growth bound for an attack in a mob of @max. */
+static long ovl_bound(long max)
+{
+	return 2 * max + OVL_SLACK;
+}
+
+/*
+ * The flood of missing names: 6000 stat()s in the overlay's root.  Each
+ * makes a negative overlay dentry (charged, reclaimed at the limit) and a
+ * negative lookup in each layer.  Unpatched, each lower layer keeps its
+ * negative dentry: +12 000 and more with a max of 200.
+ */
+TEST_F_TIMEOUT(overlay, stat_flood_host_growth, DM_TIMEOUT)
+{
+	long before, growth;
+	char p[DM_PATH];
+
+	before = dm_nr_settle(&self->nr);
+	ASSERT_LT(0, before);
+	EXPECT_EQ(6000, dm_stat_names(self->m, "missing", 0, 6000, ENOENT));
+	growth = dm_nr_read(&self->nr) - before;
+	TH_LOG("6000 missing names, max %d: nr_dentry +%ld (bound %ld)",
+	       OVL_MAX, growth, ovl_bound(OVL_MAX));
+	EXPECT_LE(growth, ovl_bound(OVL_MAX));
+	EXPECT_LE(dm_current(self->cg), OVL_MAX);
+
+	/* still the same filesystem: the image is there, misses still miss */
+	EXPECT_EQ(10, dm_stat_names(self->m, "f", 0, 10, 0));
+	EXPECT_EQ(10, dm_stat_names(self->m, "g", 0, 10, 0));
+	dm_join(p, self->m, "etc");
+	EXPECT_EQ(5, dm_stat_names(p, "a", 0, 5, 0));
+	EXPECT_EQ(5, dm_stat_names(p, "b", 0, 5, 0));
+	EXPECT_EQ(6000, dm_stat_names(self->m, "missing", 0, 6000, ENOENT));
+}
+
+/*
+ * 3000 files created and closed in the overlay's root.  Each has an
+ * overlay dentry (charged), an upper dentry pinned by its overlay inode,
+ * and a negative lookup in each lower layer before it is created.
+ * Unpatched, the upper dentries and the lower negatives stay cached when
+ * the overlay dentries are reclaimed: +9000 and more.
+ */
+TEST_F_TIMEOUT(overlay, create_files_host_growth, DM_TIMEOUT)
+{
+	long before, growth;
+	int err = 0;
+
+	before = dm_nr_settle(&self->nr);
+	ASSERT_LT(0, before);
+	EXPECT_EQ(3000, dm_create_files(self->m, "new", 0, 3000, &err)) {
+		TH_LOG("create: %s", strerror(err));
+	}
+	growth = dm_nr_read(&self->nr) - before;
+	TH_LOG("3000 files created, max %d: nr_dentry +%ld (bound %ld)",
+	       OVL_MAX, growth, ovl_bound(OVL_MAX));
+	EXPECT_LE(growth, ovl_bound(OVL_MAX));
+	EXPECT_LE(dm_current(self->cg), OVL_MAX);
+	/* all there, through the overlay */
+	EXPECT_EQ(3000, dm_stat_names(self->m, "new", 0, 3000, 0));
+}
+
+/*
+ * Copy-up: 150 files of the lower layers opened for writing, so that each
+ * is copied up.  The copied-up upper dentries are pinned only while their
+ * overlay inodes live.
+ */
+TEST_F_TIMEOUT(overlay, copy_up_host_growth, DM_TIMEOUT)
+{
+	char l1[DM_PATH], name[DM_PATH];
+	long before, growth;
+	int i, fd, err = 0;
+
+	/* more image: 150 more files in the lowest layer, not yet cached */
+	dm_join(l1, self->ctx.base, "l1");
+	ASSERT_EQ(150, dm_create_files(l1, "c", 0, 150, &err));
+	before = dm_nr_settle(&self->nr);
+	ASSERT_LT(0, before);
+	for (i = 0; i < 150; i++) {
+		dm_name(name, self->m, "c", i);
+		fd = open(name, O_WRONLY | O_APPEND);
+		ASSERT_LE(0, fd) TH_LOG("open %s: %s", name, strerror(errno));
+		ASSERT_EQ(1, write(fd, "x", 1));
+		close(fd);
+	}
+	EXPECT_EQ(6000, dm_stat_names(self->m, "missing", 0, 6000, ENOENT));
+	growth = dm_nr_read(&self->nr) - before;
+	TH_LOG("150 copy-ups and 6000 misses, max %d: nr_dentry +%ld (bound %ld)",
+	       OVL_MAX, growth, ovl_bound(OVL_MAX));
+	EXPECT_LE(growth, ovl_bound(OVL_MAX));
+}
+
+/*
+ * The mkdir loop in the overlay's root stops at the limit: every level
+ * is pinned (each is the parent of the next), so exactly max minus what
+ * the mob holds pinned fit, each with its upper directory.
+ */
+TEST_F_TIMEOUT(overlay, mkdir_loop_stops, DM_TIMEOUT)
+{
+	long before, growth, held;
+	int depth = 0, err = 0;
+	char cwd[DM_PATH];
+
+	ASSERT_NE(NULL, getcwd(cwd, sizeof(cwd)));
+	before = dm_nr_settle(&self->nr);
+	ASSERT_LT(0, before);
+	held = dm_current(self->cg);
+	ASSERT_EQ(0, chdir(self->m));
+	for (;;) {
+		if (mkdir("x", 0755)) {
+			err = errno;
+			break;
+		}
+		ASSERT_EQ(0, chdir("x"));
+		depth++;
+	}
+	ASSERT_EQ(0, chdir(cwd));
+	growth = dm_nr_read(&self->nr) - before;
+	TH_LOG("mkdir loop, max %d: depth %d, nr_dentry +%ld (bound %ld)",
+	       OVL_MAX, depth, growth, ovl_bound(OVL_MAX));
+	EXPECT_EQ(ENOMEM, err);
+	EXPECT_EQ(OVL_MAX - held, depth);
+	EXPECT_LE(growth, ovl_bound(OVL_MAX));
+}
+
+TEST_HARNESS_MAIN
