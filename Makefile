@@ -14,7 +14,7 @@ BASE_TARBALL     := /usr/src/$(BASE_PKG).tar.xz
 # The userspace that the operator suites build or run, pinned like the base:
 # Debian's systemd source package that patches/systemd/ applies to (make
 # check-integration), and what make check-tools runs as Debian ships it
-# (crun is also rebuilt with patches/crun/).
+# (crun and runc are also rebuilt with patches/crun/ and patches/runc/).
 SYSTEMD_PKG_VERSION  := 252.39-1~deb12u2
 RUNC_VERSION         := 1.1.5+ds1-1+deb12u1
 CRUN_VERSION         := 1.8.1-1+deb12u1
@@ -47,14 +47,14 @@ TIMEOUTS := check:900 demo:900 tools:900 debug:2400 upstream:1800 \
 	integration:900 bench:3600
 timeout = $(or $(GUEST_TIMEOUT),$(patsubst $(1):%,%,$(filter $(1):%,$(TIMEOUTS))))
 
-export BASE_PKG BASE_PKG_VERSION BASE_TARBALL CRUN_VERSION TOOLS_DEPS \
+export BASE_PKG BASE_PKG_VERSION BASE_TARBALL CRUN_VERSION RUNC_VERSION TOOLS_DEPS \
 	SYSTEMD_PKG_VERSION KERNEL_SRC QEMU_ACCEL TEST_TIMEOUT GUEST_ENV FORCE
 
 # deps must finish before kernel starts, even under make -j.
 .NOTPARALLEL:
 
 .PHONY: all help deps base tree save kernel tests initramfs check demo \
-	check-debug check-tools check-integration check-upstream crun systemd \
+	check-debug check-tools check-integration check-upstream crun runc systemd \
 	rootfs-integration bench bench-report series checkpatch \
 	series-buildcheck clean distclean
 
@@ -64,7 +64,7 @@ help:
 	@echo 'make demo               a container whose dcache is capped, as a transcript'
 	@echo 'make check              build the kernel and the selftests, boot them, report'
 	@echo 'make tree               build/linux: git tree of base + patches/, new files linked'
-	@echo 'make save               patches/ (and crun/, systemd/) from the trees'\'' commits'
+	@echo 'make save               patches/ (and crun/, runc/, systemd/) from the trees'\'' commits'
 	@echo 'make kernel[-VARIANT]   build/bzImage[-VARIANT]; variants: base debug tools integration'
 	@echo 'make check-debug        every selftest on the debug kernel (KASAN, lockdep, ...)'
 	@echo 'make check-tools        cgroup-tools, runc, crun (Debian and patched) in the guest'
@@ -74,7 +74,7 @@ help:
 	@echo 'make series             the git format-patch series in build/series/'
 	@echo 'make checkpatch         checkpatch.pl --strict on build/series/'
 	@echo 'make series-buildcheck  build every commit of the exported series'
-	@echo 'make crun / systemd     the patched userspace (trees build/crun/src, build/systemd/src)'
+	@echo 'make crun / runc / systemd  the patched userspace (trees build/{crun,runc,systemd}/src)'
 	@echo 'make deps               install the host packages (apt-get, idempotent)'
 	@echo 'make clean / distclean  remove build outputs / all of build/'
 
@@ -144,7 +144,10 @@ demo: deps kernel
 crun: deps
 	@scripts/tools/build-crun.sh
 
-check-tools: deps kernel-tools crun
+runc: deps
+	@scripts/tools/build-runc.sh
+
+check-tools: deps kernel-tools crun runc
 	@GUEST_TIMEOUT=$(call timeout,tools) scripts/tools/run.sh
 
 systemd: deps
@@ -183,15 +186,16 @@ series-buildcheck: series
 	@scripts/series/buildcheck.sh
 
 # Keeps the trees (build/base, build/linux and its worktree build/series-git,
-# build/crun/src, build/systemd/src: they may hold unsaved work), the
-# debootstrap of check-integration and the ccache.
+# build/crun/src, build/runc/src, build/systemd/src: they may hold unsaved
+# work), the debootstrap of check-integration and the ccache.
 clean:
 	rm -rf build/obj build/obj-* build/bzImage build/bzImage-* build/series \
 		build/tests build/initramfs build/*.cpio build/*.img build/*.log \
 		build/*.json build/*.txt build/demo build/tools build/bench \
 		build/bench-initramfs build/upstream-tests build/initramfs-upstream \
 		build/integration/root build/integration/*.img build/integration/*.log \
-		build/crun/root build/crun/build build/systemd/obj build/systemd/dest
+		build/crun/root build/crun/build build/runc/root build/runc/build \
+		build/systemd/obj build/systemd/dest
 
 # The trees may hold work that make save has not written to patches/ yet.
 distclean:

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # make check-tools: boot build/bzImage-tools with Debian's cgroup-tools,
-# runc and crun (as packaged, and crun rebuilt with patches/crun/ by
-# build-crun.sh) in the initramfs, and run tools_test.sh there.
+# runc and crun (as packaged, and rebuilt with patches/crun/ and
+# patches/runc/ by build-crun.sh and build-runc.sh) in the initramfs, and
+# run tools_test.sh there.
 #
 # The tools are the host's own binaries, installed by apt-get ($TOOLS_DEPS),
 # copied into the initramfs with the shared libraries that ldd names: no
@@ -12,6 +13,7 @@ T=$B/tools
 X=$T/extra
 [ -f "$B/bzImage-tools" ] || die "build/bzImage-tools is missing: run make kernel-tools"
 [ -x "$B/crun/root/usr/bin/crun" ] || die "the patched crun is missing: run make crun"
+[ -x "$B/runc/root/usr/sbin/runc" ] || die "the patched runc is missing: run make runc"
 
 # copy FILE [DEST]: FILE at DEST (default: the same path) in the guest, and
 # the libraries it needs at the paths ldd gives.
@@ -26,6 +28,7 @@ rm -rf "$X" "$T/tests" && mkdir -p "$X" "$T/tests"
 copy /usr/bin/runc
 copy /usr/bin/crun
 copy "$B/crun/root/usr/bin/crun" /usr/local/bin/crun-patched
+copy "$B/runc/root/usr/sbin/runc" /usr/local/bin/runc-patched
 for f in $(dpkg -L cgroup-tools | grep -E '/s?bin/cg(create|set|get|exec|delete)$'); do
 	copy "$f"
 done
@@ -34,8 +37,10 @@ mkdir -p "$X/run" "$X/srv" "$X/etc"
 for p in runc crun cgroup-tools; do
 	dpkg-query -W -f='${Package} ${Version}\n' "$p"
 done >"$X/etc/dentrymob-tools-versions"
-echo "crun-patched $CRUN_VERSION + patches/crun/$(tr '\n' ' ' <patches/crun/series)" \
-	>>"$X/etc/dentrymob-tools-versions"
+for p in crun runc; do
+	v=${p^^}_VERSION
+	echo "$p-patched ${!v} + patches/$p/$(series_patches "patches/$p/series" | tr '\n' ' ')"
+done >>"$X/etc/dentrymob-tools-versions"
 install -m 0755 scripts/tools/tools_test.sh "$T/tests/"
 install -m 0644 scripts/guest/tap.sh "$T/tests/"
 

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# make save: write patches/ (and patches/crun/, patches/systemd/) from the
-# commits of build/linux (and build/crun/src, build/systemd/src), for each
-# tree that exists.  See gittree.sh for what it refuses and why.
+# make save: write patches/ (and patches/crun/, patches/runc/, patches/systemd/)
+# from the commits of build/linux (and build/crun/src, build/runc/src,
+# build/systemd/src), for each tree that exists.  See gittree.sh for what it
+# refuses and why.
 #   save.sh --check   only list the trees with unsaved work (exit 1 if any)
 . "$(dirname "$0")/../lib.sh"
 . "$REPO/scripts/tree/gittree.sh"
@@ -12,6 +13,7 @@ if [ "${1:-}" = --check ]; then
 	rc=0
 	gittree_unsaved "$B/linux" patches && rc=1
 	gittree_unsaved "$B/crun/src" patches/crun && rc=1
+	gittree_unsaved "$B/runc/src" patches/runc && rc=1
 	gittree_unsaved "$B/systemd/src" patches/systemd && rc=1
 	exit $rc
 fi
@@ -41,4 +43,5 @@ if [ "${old[*]}" != "${now[*]}" ] && [ -f patches/newfiles ]; then
 fi
 
 gittree_save "$B/crun/src" patches/crun
+gittree_save "$B/runc/src" patches/runc
 gittree_save "$B/systemd/src" patches/systemd
