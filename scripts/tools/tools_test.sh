@@ -51,9 +51,12 @@ EOF
 
 # A bundle for an OCI runtime: a busybox rootfs and a config.json whose
 # linux.resources.unified sets dentry.max and binds the rootfs (a host path:
-# runtimes write unified keys from the host's mount namespace).
-bundle() {	# bundle DIR CGROUPS_PATH
-	local b=$1
+# runtimes write unified keys from the host's mount namespace).  With
+# "noroot", unified has dentry.max alone: the runtime must bind the rootfs.
+bundle() {	# bundle DIR CGROUPS_PATH [noroot]
+	local b=$1 root=",
+				\"dentry.root\": \"$1/rootfs\""
+	[ "${3:-}" != noroot ] || root=
 	mkdir -p "$b/rootfs/bin" "$b/rootfs/proc" "$b/rootfs/dev" "$b/rootfs/tmp"
 	cp /bin/busybox "$b/rootfs/bin/"
 	for a in sh mkdir sleep; do ln -s busybox "$b/rootfs/bin/$a"; done
@@ -81,8 +84,7 @@ bundle() {	# bundle DIR CGROUPS_PATH
 		"resources": {
 			"devices": [ { "allow": false, "access": "rwm" } ],
 			"unified": {
-				"dentry.max": "$MAX",
-				"dentry.root": "$b/rootfs"
+				"dentry.max": "$MAX"$root
 			}
 		},
 		"namespaces": [ { "type": "pid" }, { "type": "ipc" },
@@ -186,5 +188,27 @@ container crun-patched ct-crun-patched /srv/crun-patched /dentrymob/crun-patched
 check "patched crun enabled dentry in the root and in /dentrymob" \
 	eval 'enabled "" && enabled /dentrymob'
 reset_root /dentrymob/crun-patched /dentrymob
+
+say "5. runc with patches/runc/: binds the rootfs itself"
+b=/srv/runc-patched
+bundle $b /dentrymob/runc-patched noroot
+run "sed -n '/unified/,/}/p' $b/config.json"
+check "the bundle's unified sets dentry.max and no dentry.root" \
+	eval "grep -q dentry.max $b/config.json && ! grep -q dentry.root $b/config.json"
+echo "A rootfs that another cgroup binds already: the start fails, legibly."
+run "echo +dentry > $CG/cgroup.subtree_control"
+run "mkdir $CG/dentrymob && echo +dentry > $CG/dentrymob/cgroup.subtree_control"
+run "mkdir $CG/dentrymob/other"
+run "echo $b/rootfs > $CG/dentrymob/other/dentry.root"
+fails "runc-patched run -d --bundle $b ct-runc-patched < /dev/null" || true
+check "runc-patched: the failed bind names dentry.root and EBUSY" \
+	eval 'grep "dentry.root" /tmp/out | grep -q EBUSY'
+check "runc-patched: the failed start removed the container's cgroup" \
+	test ! -d $CG/dentrymob/runc-patched
+runc-patched delete -f ct-runc-patched >/dev/null 2>&1 || true
+run "echo -$b/rootfs > $CG/dentrymob/other/dentry.root"
+reset_root /dentrymob/other /dentrymob
+container runc-patched ct-runc-patched $b /dentrymob/runc-patched
+reset_root /dentrymob/runc-patched /dentrymob
 
 tap_done TOOLS ""
