@@ -30,3 +30,8 @@ tap_done() {
 		exit 1
 	fi
 }
+# skip DESCRIPTION REASON: one TAP result that could not run, and why.
+skip() {
+	ntest=$((ntest + 1))
+	echo "ok $ntest - $1 # SKIP $2"
+}
