@@ -204,6 +204,31 @@ TEST_F_TIMEOUT(mount, bind_mount_of_unbound_tree_stays, DM_TIMEOUT)
 }
 
 /*
+ * An open_tree() clone of a tmpfs that is mounted outside the mob shows the
+ * dentries of that mount: attached inside the mob with move_mount(), it
+ * does not join, and what is created through it is not charged.
+ */
+TEST_F_TIMEOUT(mount, open_tree_clone_of_outside_tmpfs_stays, DM_TIMEOUT)
+{
+	char o[DM_PATH], t[DM_PATH];
+	int fd, err;
+
+	dm_mount_tmpfs(_metadata, &self->ctx, dm_join(o, self->ctx.base, "o"));
+	ASSERT_EQ(10, dm_create_files(o, "f", 0, 10, &err));
+	ASSERT_EQ(0, mkdir(dm_join(t, self->d, "t"), 0755));
+	fd = open_tree(AT_FDCWD, o, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, move_mount(fd, "", AT_FDCWD, t, MOVE_MOUNT_F_EMPTY_PATH));
+	dm_copy(self->ctx.mnts[self->ctx.nmnts++], t);
+	close(fd);
+
+	EXPECT_EQ(1, dm_nroots(self->cg));
+	EXPECT_EQ(2, dm_current(self->cg));
+	ASSERT_EQ(5, dm_create_files(t, "g", 0, 5, &err));
+	EXPECT_EQ(2, dm_current(self->cg));
+}
+
+/*
  * A bind mount of a tree charged to another mob stays in that mob: what
  * is created through the bind mount is charged to it, not to the mob of
  * the mountpoint.
