@@ -153,7 +153,7 @@ check-tools: deps kernel-tools crun runc
 systemd: deps
 	@scripts/integration/build-systemd.sh
 
-rootfs-integration: systemd
+rootfs-integration: systemd crun
 	@scripts/integration/mk-rootfs.sh
 
 check-integration: deps kernel-integration rootfs-integration

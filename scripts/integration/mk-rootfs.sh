@@ -4,11 +4,22 @@
 # build/integration/root.img (ext4, made with mke2fs -d):
 #   build/integration/debootstrap   Debian bookworm, --variant=minbase, plus
 #                                   dbus (systemd-run --wait needs the bus),
-#                                   the libraries our systemd links with
-#                                   and busybox-static (the RootDirectory=
-#                                   test); made once, stamp .dentrymob-key
+#                                   the libraries our systemd links with,
+#                                   busybox-static (the RootDirectory=
+#                                   test) and podman (Debian's 4.3, with
+#                                   what it depends on; debootstrap does
+#                                   not resolve its virtual
+#                                   container-network-stack: netavark, the
+#                                   smaller one); made once, stamp
+#                                   .dentrymob-key
 #   build/systemd/dest              the patched systemd (build-systemd.sh),
 #                                   copied over it
+#   build/crun/root/usr/bin/crun    the patched crun (build-crun.sh), as
+#                                   /usr/local/bin/crun-dentrymob, podman's
+#                                   runtime (containers.conf)
+#   build/integration/busybox.tar   the image podman imports in the guest (no
+#                                   registry is reachable): the host's
+#                                   busybox-static and its applet links
 #   scripts/integration/            the test script and units
 # The archive is the one the machine's apt uses (the first "deb" entry for
 # bookworm in /etc/apt), or DEBIAN_MIRROR.  Needs root (or sudo).
@@ -16,7 +27,7 @@
 
 I=$B/integration
 suite=bookworm
-include=dbus,busybox-static,libcap2,libmount1,libcrypt1
+include=dbus,busybox-static,libcap2,libmount1,libcrypt1,podman,netavark
 
 debian_mirror() {
 	local f
@@ -83,6 +94,49 @@ $SUDO ln -sf ../dentry-itest.service "$R/etc/systemd/system/multi-user.target.wa
 $SUDO ln -sf /usr/lib/systemd/system/dbus.socket "$R/etc/systemd/system/sockets.target.wants/"
 $SUDO ln -sf /usr/lib/systemd/system/multi-user.target "$R/etc/systemd/system/default.target"
 $SUDO cp "$R/bin/busybox" "$R/srv/rd/bin/busybox"
+# podman: the patched crun as its runtime, overlay storage on the root disk
+# (ext4), the files and logs of its own; the busybox image to import.
+[ -x "$B/crun/root/usr/bin/crun" ] || die "build/crun/root/usr/bin/crun is missing: run make crun"
+$SUDO install -m 0755 "$B/crun/root/usr/bin/crun" "$R/usr/local/bin/crun-dentrymob"
+$SUDO mkdir -p "$R/etc/containers" "$R/usr/local/share/dentry-itest"
+$SUDO tee "$R/etc/containers/containers.conf" >/dev/null <<'CONF'
+# make check-integration: podman runs the patched crun, as root, in
+# systemd's cgroups; logs in files
+[engine]
+runtime = "crun"
+cgroup_manager = "systemd"
+events_logger = "file"
+
+[engine.runtimes]
+crun = ["/usr/local/bin/crun-dentrymob"]
+
+# The guest kernel has no IPv4 (podman's default sets
+# net.ipv4.ping_group_range)
+[containers]
+log_driver = "k8s-file"
+default_sysctls = []
+CONF
+# podman's own units (its API socket and service, which delegate every
+# controller in system.slice, auto-update, restart) would run at boot
+# and change what the systemd tests see: not enabled.
+$SUDO rm -f "$R"/etc/systemd/system/*.wants/podman*
+$SUDO tee "$R/etc/containers/storage.conf" >/dev/null <<'CONF'
+[storage]
+driver = "overlay"
+runroot = "/run/containers/storage"
+graphroot = "/var/lib/containers/storage"
+CONF
+[ -f "$R/etc/containers/policy.json" ] ||
+	echo '{"default": [{"type": "insecureAcceptAnything"}]}' |
+	$SUDO tee "$R/etc/containers/policy.json" >/dev/null
+bb=$I/busybox-rootfs
+rm -rf "$bb" && mkdir -p "$bb/bin" "$bb/dev" "$bb/proc" "$bb/sys" "$bb/tmp" "$bb/etc" "$bb/root"
+cp /bin/busybox "$bb/bin/busybox"
+for a in $("$bb/bin/busybox" --list); do
+	[ -e "$bb/bin/$a" ] || ln -s busybox "$bb/bin/$a"
+done
+tar -C "$bb" --owner=0 --group=0 --numeric-owner -cf "$I/busybox.tar" .
+$SUDO install -m 0644 "$I/busybox.tar" "$R/usr/local/share/dentry-itest/busybox.tar"
 # A fixed machine id: no first-boot logic (presets, firstboot) in the guest.
 echo 0123456789abcdef0123456789abcdef | $SUDO tee "$R/etc/machine-id" >/dev/null
 echo dentry-itest | $SUDO tee "$R/etc/hostname" >/dev/null
