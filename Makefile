@@ -44,7 +44,7 @@ GUEST_ENV     ?=
 # Guest timeouts in seconds, one per suite.  The debug kernel is 10-30
 # times slower under TCG; bench boots run minutes each.
 TIMEOUTS := check:900 demo:900 tools:900 debug:2400 upstream:1800 \
-	integration:900 bench:3600
+	integration:1500 bench:3600
 timeout = $(or $(GUEST_TIMEOUT),$(patsubst $(1):%,%,$(filter $(1):%,$(TIMEOUTS))))
 
 export BASE_PKG BASE_PKG_VERSION BASE_TARBALL CRUN_VERSION RUNC_VERSION TOOLS_DEPS \
