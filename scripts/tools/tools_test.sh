@@ -437,6 +437,27 @@ done 3<<EOF
 $RUNTIMES
 EOF
 
+say "A redirected bind: the path given as dentry.root is a symlink to /"
+echo "A tenant who owns the directory that a runtime binds replaces it by a"
+echo "link to the host's root.  The kernel does not follow a symlink as the"
+echo "last component of a dentry.root path: the start fails with ELOOP."
+ctr_mount ct-link
+mkdir -p /srv/tenant && ln -sfn / /srv/tenant/vol
+bundle /srv/bundles/ct-link /dentrymob/link "$merged" yes '"idle", "/", "0"'
+sed -i "s|\"dentry.root\": \"$merged\"|\"dentry.root\": \"/srv/tenant/vol\"|" \
+	/srv/bundles/ct-link/config.json
+check "the bundle's dentry.root is the link" grep -q '"dentry.root": "/srv/tenant/vol"' \
+	/srv/bundles/ct-link/config.json
+fails "runc run -d --bundle /srv/bundles/ct-link ct-link < /dev/null" || true
+check "runc: binding through the link fails with ELOOP, legibly" \
+	grep -q "too many levels of symbolic links" /tmp/out
+rootdev=$(awk '$5 == "/" { d = $3 } END { print d }' /proc/self/mountinfo)
+check "the host's root ($rootdev /) is bound to no cgroup" \
+	sh -c "! cat $CG/*/dentry.root $CG/*/*/dentry.root 2>/dev/null | grep -qx '$rootdev /'"
+runc delete -f ct-link >/dev/null 2>&1 || true
+umount "$merged"
+reset_root /dentrymob/link /dentrymob
+
 say "The numbers (kernel $(uname -r), dentry.max $CMAX, $(($(date +%s) - t_start)) s)"
 printf '%-22s %-9s %7s %7s %6s %7s  %s\n' runtime attack count growth bound current result
 cat /tmp/table
