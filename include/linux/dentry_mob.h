@@ -94,6 +94,7 @@ void d_mob_binding_put(struct dentry_mob_binding *b);
 void d_mob_removed(struct dentry *dentry);
 void d_mob_sb_shutdown(struct super_block *sb);
 long d_mob_reclaim(struct dentry *root, long nr_to_reclaim);
+void d_mob_mark_referenced(struct dentry *dentry);
 
 /* fs/namespace.c */
 int mnt_dentry_mob_adopt(struct dentry *mp, struct vfsmount **mnts, int n);
@@ -144,6 +145,10 @@ static inline void d_mob_sb_shutdown(struct super_block *sb)
 }
 
 static inline void d_mob_adopt_mounts(struct dentry *mp)
+{
+}
+
+static inline void d_mob_mark_referenced(struct dentry *dentry)
 {
 }
 

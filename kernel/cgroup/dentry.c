@@ -68,6 +68,15 @@ struct dentry_mob {
 	atomic64_t limit;
 	s64 peak;
 
+	/*
+	 * dentry.peak per open file, as memory.peak: the high-water mark
+	 * since the last reset, and the files written to (struct
+	 * cgroup_of_peak) that need it folded in when it is reset again.
+	 */
+	s64 local_peak;
+	spinlock_t peaks_lock;		/* resets, and the list of peaks */
+	struct list_head peaks;
+
 	/* Limit hits in this subtree (events) and at this limit (local). */
 	atomic64_t events[NR_DMOB_EVENTS];
 	atomic64_t events_local[NR_DMOB_EVENTS];
@@ -118,6 +127,8 @@ dentry_css_alloc(struct cgroup_subsys_state *parent)
 	INIT_WORK(&mob->reclaim_work, mob_reclaim_workfn);
 	spin_lock_init(&mob->bindings_lock);
 	INIT_LIST_HEAD(&mob->bindings);
+	spin_lock_init(&mob->peaks_lock);
+	INIT_LIST_HEAD(&mob->peaks);
 	return &mob->css;
 }
 
@@ -130,11 +141,18 @@ static void dentry_css_free(struct cgroup_subsys_state *css)
  * The charge loops below stop before the root cgroup: the root has no
  * limit and no files, so it is never charged.
  */
-/* Racy, as in pids: a peak may miss a concurrent charge, never a settled one. */
+/*
+ * Racy, as in pids: a peak may miss a concurrent charge, never a settled
+ * one.  peak >= local_peak always (a reset only lowers local_peak), so
+ * the charge path reads one word unless current passes local_peak.
+ */
 static void mob_update_peak(struct dentry_mob *mob, s64 nr)
 {
-	if (nr > READ_ONCE(mob->peak))
-		WRITE_ONCE(mob->peak, nr);
+	if (nr > READ_ONCE(mob->local_peak)) {
+		WRITE_ONCE(mob->local_peak, nr);
+		if (nr > READ_ONCE(mob->peak))
+			WRITE_ONCE(mob->peak, nr);
+	}
 }
 
 static void mob_charge(struct dentry_mob *mob, long nr)
@@ -804,10 +822,73 @@ static s64 dentry_current_read(struct cgroup_subsys_state *css,
 	return atomic64_read(&css_mob(css)->counter);
 }
 
-static s64 dentry_peak_read(struct cgroup_subsys_state *css,
-			    struct cftype *cft)
+#define DMOB_PEAK_UNSET (-1UL)
+
+/*
+ * dentry.peak behaves as memory.peak: a file never written to reads the
+ * high-water mark since the cgroup was made; writing any string to a
+ * file resets the mark to dentry.current for later reads through that
+ * file only.
+ */
+static int dentry_peak_show(struct seq_file *sf, void *v)
 {
-	return READ_ONCE(css_mob(css)->peak);
+	struct dentry_mob *mob = css_mob(seq_css(sf));
+	struct cgroup_of_peak *ofp = of_peak(sf->private);
+	unsigned long fd_peak = READ_ONCE(ofp->value);
+	s64 peak;
+
+	if (fd_peak == DMOB_PEAK_UNSET)
+		peak = READ_ONCE(mob->peak);
+	else
+		peak = max_t(s64, fd_peak, READ_ONCE(mob->local_peak));
+	seq_printf(sf, "%lld\n", peak);
+	return 0;
+}
+
+static int dentry_peak_open(struct kernfs_open_file *of)
+{
+	of_peak(of)->value = DMOB_PEAK_UNSET;
+	return 0;
+}
+
+static void dentry_peak_release(struct kernfs_open_file *of)
+{
+	struct dentry_mob *mob = css_mob(of_css(of));
+	struct cgroup_of_peak *ofp = of_peak(of);
+
+	if (ofp->value == DMOB_PEAK_UNSET)
+		return;		/* never written to, so never listed */
+	spin_lock(&mob->peaks_lock);
+	list_del(&ofp->list);
+	spin_unlock(&mob->peaks_lock);
+}
+
+/*
+ * Resetting local_peak drops what the other written files have not seen
+ * folded in yet: each keeps max(its value, the old local_peak), so a
+ * reset through one file never lowers what another reads.  (6.12's
+ * memory.peak folds in usage instead, and loses that.)  The list is as
+ * long as the files written to, which only the cgroup's writers open.
+ */
+static ssize_t dentry_peak_write(struct kernfs_open_file *of, char *buf,
+				 size_t nbytes, loff_t off)
+{
+	struct dentry_mob *mob = css_mob(of_css(of));
+	struct cgroup_of_peak *ofp = of_peak(of), *peer;
+	s64 cur, old;
+
+	spin_lock(&mob->peaks_lock);
+	cur = max_t(s64, atomic64_read(&mob->counter), 0);
+	old = READ_ONCE(mob->local_peak);
+	WRITE_ONCE(mob->local_peak, cur);
+	list_for_each_entry(peer, &mob->peaks, list)
+		if (old > (s64)peer->value)
+			WRITE_ONCE(peer->value, old);
+	if (ofp->value == DMOB_PEAK_UNSET)
+		list_add(&ofp->list, &mob->peaks);
+	WRITE_ONCE(ofp->value, cur);
+	spin_unlock(&mob->peaks_lock);
+	return nbytes;
 }
 
 static int dentry_events_show(struct seq_file *sf, void *v)
@@ -899,7 +980,10 @@ static struct cftype dentry_files[] = {
 	},
 	{
 		.name = "peak",
-		.read_s64 = dentry_peak_read,
+		.open = dentry_peak_open,
+		.release = dentry_peak_release,
+		.seq_show = dentry_peak_show,
+		.write = dentry_peak_write,
 		.flags = CFTYPE_NOT_ON_ROOT,
 	},
 	{
