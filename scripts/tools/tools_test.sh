@@ -134,6 +134,17 @@ LOWERS="l/$(shortid layer2):l/$(shortid layer1)"
 cat >/tmp/attack.sh <<'EOF'
 trap 'go=1' USR1
 go=
+if [ "$1" = move-mkdir ]; then
+	# A tmpfs mounted on the volume (in no mob), moved to DIR, then the
+	# mkdir loop in it.  Needs CAP_SYS_ADMIN.
+	if mount -t tmpfs -o mode=1777 none /vol/t && mkdir -p "$2" &&
+		mount --move /vol/t "$2"; then
+		echo "moved: the tmpfs of /vol/t to $2"
+	else
+		echo "moved: failed"
+	fi
+	set -- mkdir "$2" "$3"
+fi
 cd "$2"
 n=0
 case $1 in
@@ -171,7 +182,7 @@ mkdir -p "$l1/bin" "$l1/etc" "$l1/dev" "$l1/proc" "$l1/sys" "$l1/tmp" \
 	"$l1/root" "$l1/usr/bin" "$l1/var/lib"
 chmod 1777 "$l1/tmp"
 cp /bin/busybox "$l1/bin/"
-for a in sh mkdir rmdir rm sleep ls cat; do ln -s busybox "$l1/bin/$a"; done
+for a in sh mkdir rmdir rm sleep ls cat mount; do ln -s busybox "$l1/bin/$a"; done
 cp /etc/passwd /etc/group "$l1/etc/"
 l2=$(layer layer2 "l/$(shortid layer1)")
 # Files in directories of the lower layer, so that /, /bin, /etc, /usr,
@@ -203,10 +214,28 @@ ctr_mount() {
 # mounts runc's and crun's default specs make (no network namespace: the
 # host's), dentry.max and, if GIVES_ROOT is yes, dentry.root = ROOTFS (a
 # host path: runtimes write unified keys from the host's mount namespace).
+# As the setup of the attack asks (ctr sets them, empty by default):
+# $b_shm_bind: /dev/shm is a bind mount of DIR/shm, as podman makes it;
+# $b_vol: a bind mount of that host directory at /vol (a volume);
+# $b_caps: the tenant has CAP_SYS_ADMIN (there is no seccomp profile).
 bundle() {
-	local root=""
+	local root="" shm vol="" caps=""
 	[ "$4" != yes ] || root=",
 				\"dentry.root\": \"$3\""
+	shm='{ "destination": "/dev/shm", "type": "tmpfs", "source": "shm",
+		  "options": [ "nosuid", "noexec", "nodev", "mode=1777", "size=65536k" ] }'
+	[ -z "$b_shm_bind" ] || shm="{ \"destination\": \"/dev/shm\", \"type\": \"bind\",
+		  \"source\": \"$1/shm\",
+		  \"options\": [ \"bind\", \"private\", \"nosuid\", \"noexec\", \"nodev\" ] }"
+	[ -z "$b_vol" ] || vol=",
+		{ \"destination\": \"/vol\", \"type\": \"bind\", \"source\": \"$b_vol\",
+		  \"options\": [ \"rbind\" ] }"
+	[ -z "$b_caps" ] || caps='
+		"capabilities": {
+			"bounding": [ "CAP_SYS_ADMIN", "CAP_KILL", "CAP_AUDIT_WRITE" ],
+			"effective": [ "CAP_SYS_ADMIN", "CAP_KILL", "CAP_AUDIT_WRITE" ],
+			"permitted": [ "CAP_SYS_ADMIN", "CAP_KILL", "CAP_AUDIT_WRITE" ]
+		},'
 	mkdir -p "$1"
 	cat >"$1/config.json" <<EOF
 {
@@ -216,7 +245,7 @@ bundle() {
 		"user": { "uid": 0, "gid": 0 },
 		"args": [ "/bin/sh", "/bin/attack.sh", $5 ],
 		"env": [ "PATH=/bin:/usr/bin" ],
-		"cwd": "/",
+		"cwd": "/",$caps
 		"noNewPrivileges": true
 	},
 	"root": { "path": "$3" },
@@ -226,12 +255,11 @@ bundle() {
 		  "options": [ "nosuid", "noexec", "nodev" ] },
 		{ "destination": "/dev", "type": "tmpfs", "source": "tmpfs",
 		  "options": [ "nosuid", "strictatime", "mode=755", "size=65536k" ] },
-		{ "destination": "/dev/shm", "type": "tmpfs", "source": "shm",
-		  "options": [ "nosuid", "noexec", "nodev", "mode=1777", "size=65536k" ] },
+		$shm,
 		{ "destination": "/dev/mqueue", "type": "mqueue", "source": "mqueue",
 		  "options": [ "nosuid", "noexec", "nodev" ] },
 		{ "destination": "/sys", "type": "sysfs", "source": "sysfs",
-		  "options": [ "nosuid", "noexec", "nodev", "ro" ] }
+		  "options": [ "nosuid", "noexec", "nodev", "ro" ] }$vol
 	],
 	"linux": {
 		"cgroupsPath": "$2",
@@ -283,20 +311,60 @@ wait_for() {
 num() { [ "$1" -eq "$1" ] 2>/dev/null; }
 le() { num "$1" && [ "$1" -le "$2" ]; }	# le A B: A is a number <= B
 rootfs_bound() { grep -qx "$dev /" "$cg/dentry.root"; }
+listed() { [ -n "$1" ] && grep -qx "$1 /" "$cg/dentry.root"; }	# listed MAJ:MIN
+not_listed() { [ -n "$1" ] && ! grep -qx "$1 /" "$cg/dentry.root"; }
+# mount_dev MOUNTINFO DIR: the MAJ:MIN of what is mounted at DIR.
+mount_dev() { awk -v m="$2" '$5 == m { d = $3 } END { print d }' "$1"; }
+# The tenant's PID on the host: the container's pid 1.
+ctr_pid() { "$1" state "$2" | sed -n 's/.*"pid": *\([0-9]*\).*/\1/p'; }
 : >/tmp/table
+# One line of the table: row what count growth current result
+table() {
+	printf '%-22s %-11s %7s %7s %6s %7s  %s\n' "$1" "$2" "$3" "$4" "$BOUND" \
+		"$5" "$6" >>/tmp/table
+}
 
-# ctr ROW RUNTIME GIVES_ROOT WHAT KIND DIR N: one container, one attack
-# (WHAT idle: none, the runtime's own growth); sets $ran to whether it ran and
-# $bound_ok to whether its rootfs showed in dentry.root.  With $enables
-# set, an idle run checks that the runtime enabled dentry on the way.
+# ctr ROW RUNTIME GIVES_ROOT WHAT KIND DIR N [SETUP]: one container, one
+# attack (WHAT idle: none, the runtime's own growth); sets $ran to whether
+# it ran and $bound_ok to whether its rootfs showed in dentry.root.  With
+# $enables set, an idle run checks that the runtime enabled dentry on the
+# way.  SETUP, "-" by default, is one of
+#   shm-bundle  podman's /dev/shm: a tmpfs (mode 1777) that the host mounts
+#               at BUNDLE/shm, bind-mounted at /dev/shm; it must be bound
+#   volume      a host tmpfs outside the bundle, bind-mounted at /vol (a
+#               volume); it must not be bound, and the loop is not stopped
+#   move        CAP_SYS_ADMIN and an ext4 directory of the host, in no mob
+#               and outside the bundle, bind-mounted at /vol; the tenant
+#               mounts a tmpfs at /vol/t and moves it to DIR (move-mkdir):
+#               inside the rootfs it joins the mob
+#   move-out    the same, moved to DIR on the volume: it stays out of the
+#               mob, and the loop is not stopped
 ctr() {
-	local row=$1 rt=$2 what=$4 kind=$5 dir=$6 n=$7 name b base growth cur count
-	local s0 s1 first
+	local row=$1 rt=$2 what=$4 kind=$5 dir=$6 n=$7 setup=${8:--} name b base growth cur count
+	local s0 s1 first extra="" escape="" vol="" pid
 	local t0 f0=$nfail res=pass
 	name=ct-$(echo "$row-$what" | tr -c 'a-z0-9\n' -)
 	b=/srv/bundles/$name
 	cg=$CG/dentrymob/$name
+	b_shm_bind="" b_vol="" b_caps=""
 	ctr_mount "$name"
+	mkdir -p "$b"
+	case $setup in
+	shm-bundle)
+		b_shm_bind=yes
+		mkdir -p "$b/shm"
+		mount -t tmpfs -o mode=1777,size=65536k,nosuid,nodev,noexec shm "$b/shm"
+		extra=$(mount_dev /proc/self/mountinfo "$b/shm") ;;
+	volume)
+		vol=/srv/volumes/$name b_vol=$vol escape=yes
+		mkdir -p "$vol"
+		mount -t tmpfs -o mode=1777 vol "$vol"
+		extra=$(mount_dev /proc/self/mountinfo "$vol") ;;
+	move | move-out)
+		vol=${O%/containers/storage/overlay}/volumes/$name b_vol=$vol b_caps=yes
+		[ "$setup" = move ] || escape=yes
+		rm -rf "$vol" && mkdir -p "$vol/t" ;;
+	esac
 	bundle "$b" "/dentrymob/$name" "$merged" "$3" "\"$kind\", \"$dir\", \"$n\""
 	echo 2 >/proc/sys/vm/drop_caches
 	s0=$(cat /proc/sys/fs/dentry-state)
@@ -307,12 +375,11 @@ ctr() {
 		! wait_for '^ready' "$b/out" "$READY_TIMEOUT"; then
 		sed 's/^/   /' "$b/out"
 		"$rt" delete -f "$name" >/dev/null 2>&1 || true
-		umount "$merged" || true
+		ctr_umount
 		ran=no bound_ok=no
 		[ "$what" = idle ] && return 0
 		check "$row $what: the container ran its attack" false
-		printf '%-22s %-9s %7s %7s %6s %7s  %s\n' "$row" "$what" - - "$BOUND" - \
-			"FAIL (did not run)" >>/tmp/table
+		table "$row" "$what" - - - "FAIL (did not run)"
 		return 0
 	fi
 	first=$(($(nr_dentry) - base))
@@ -320,6 +387,10 @@ ctr() {
 	s1=$(cat /proc/sys/fs/dentry-state)
 	cur=$(cat "$cg/dentry.current" 2>/dev/null || echo '?')
 	count=$(sed -n 's/^attack: .*: //p' "$b/out")
+	case $setup in move*)
+		pid=$(ctr_pid "$rt" "$name")
+		extra=$(mount_dev "/proc/$pid/mountinfo" "$dir") ;;
+	esac
 	sed 's/^/   container: /' "$b/out"
 	run "cat $cg/dentry.max $cg/dentry.current $cg/dentry.events" || true
 	run "cat $cg/dentry.root" || true
@@ -333,17 +404,38 @@ ctr() {
 		check "$rt enabled dentry in the root and in /dentrymob" \
 			eval 'enabled "" && enabled /dentrymob'
 	if [ "$what" != idle ]; then
-		check "$row $what: host nr_dentry growth <= 2 x max + 256" le "$growth" "$BOUND"
+		[ -n "$escape" ] ||
+			check "$row $what: host nr_dentry growth <= 2 x max + 256" le "$growth" "$BOUND"
 		check "$row $what: dentry.current <= max" le "$cur" "$CMAX"
 		check "$row $what: dentry.root lists the rootfs" rootfs_bound
 	fi
-	case $what in mkdir*)
+	case $setup in
+	shm-bundle)
+		check "$row $what: dentry.root lists the tmpfs of BUNDLE/shm ($extra)" listed "$extra" ;;
+	volume)
+		check "$row $what: dentry.root does not list the volume's tmpfs ($extra)" \
+			not_listed "$extra" ;;
+	move)
+		check "$row $what: the tenant moved its tmpfs from /vol/t to $dir" \
+			grep -q '^moved: the tmpfs' "$b/out"
+		check "$row $what: dentry.root lists the moved tmpfs ($extra)" listed "$extra" ;;
+	move-out)
+		check "$row $what: the tenant moved its tmpfs from /vol/t to $dir" \
+			grep -q '^moved: the tmpfs' "$b/out"
+		check "$row $what: dentry.root does not list the tmpfs moved to the volume ($extra)" \
+			not_listed "$extra" ;;
+	esac
+	case $escape$kind in
+	mkdir | move-mkdir)
 		check "$row $what: the mkdir loop stopped with ENOMEM" \
 			grep -q "Cannot allocate memory" "$b/out"
 		check "$row $what: the mob is exactly full: dentry.current = $CMAX" \
 			test "$cur" = "$CMAX"
 		check "$row $what: dentry.events counted the refusal" \
 			test "$(sed -n 's/^max //p' "$cg/dentry.events")" -ge 1 ;;
+	yes*)
+		check "$row $what: outside the mob, the mkdir loop was not stopped ($n levels)" \
+			test "$count" = "$n" ;;
 	esac
 	[ "$what" != mkdir-root ] ||
 		check "$row: dentry.max is $CMAX" test "$(cat "$cg/dentry.max")" = "$CMAX"
@@ -354,11 +446,20 @@ ctr() {
 		check "$row $what: after removing what it made, its next mkdir succeeds" \
 			grep -q '^after: mkdir ok' "$b/out"
 		[ "$nfail" -eq "$f0" ] || res=FAIL
-		printf '%-22s %-9s %7s %7s %6s %7s  %s\n' "$row" "$what" "$count" \
-			"$growth" "$BOUND" "$cur" "$res" >>/tmp/table
+		[ -z "$escape" ] || [ "$res" != pass ] || res="pass (not contained, as documented)"
+		table "$row" "$what" "$count" "$growth" "$cur" "$res"
 	fi
 	run "$rt delete -f $name" || true
-	umount "$merged" || umount -l "$merged"
+	ctr_umount
+}
+# What ctr mounted on the host: the overlay, BUNDLE/shm, the volume.
+ctr_umount() {
+	local d
+	for d in "$merged" "$b/shm" "$vol"; do
+		if [ -n "$d" ] && [ -n "$(mount_dev /proc/self/mountinfo "$d")" ]; then
+			umount "$d" || umount -l "$d"
+		fi
+	done
 }
 
 # The runtimes, one a line: the binary, whether config.json gives
@@ -370,11 +471,21 @@ crun-patched yes crun-patched
 runc-patched no runc-patched/no-root
 crun-patched no crun-patched/no-root"
 # The attacks, one a line: name, what the tenant does (attack.sh), where,
-# how many.
-ATTACKS="mkdir-root mkdir / $ESCAPE_CAP
-mkdir-shm mkdir /dev/shm $ESCAPE_CAP
-negative negative / $NEG_NAMES
-create create / $NEW_FILES"
+# how many, and the setup of the container (ctr's SETUP).  mkdir-moved:
+# the tenant moves a tmpfs that it mounted on a volume into its rootfs
+# (MS_MOVE), which the kernel makes join, whoever bound the rootfs.
+ATTACKS="mkdir-root mkdir / $ESCAPE_CAP -
+mkdir-shm mkdir /dev/shm $ESCAPE_CAP -
+negative negative / $NEG_NAMES -
+create create / $NEW_FILES -
+mkdir-moved move-mkdir /tmp/m $ESCAPE_CAP move"
+# And for a runtime that binds by itself (GIVES_ROOT no): podman's
+# /dev/shm, a tmpfs mounted on the host in the bundle, which the runtime
+# must bind too; and the two controls, which must stay out of the mob: a
+# volume outside the bundle, and a tmpfs moved onto a volume.
+SELF_ATTACKS="shm-bundle mkdir /dev/shm $ESCAPE_CAP shm-bundle
+vol-escape mkdir /vol $((2 * CMAX)) volume
+move-out move-mkdir /vol/m $((2 * CMAX)) move-out"
 
 # row RUNTIME GIVES_ROOT ROW: every attack in its own container.
 row() {
@@ -392,16 +503,17 @@ row() {
 			why="this $rt does not bind the rootfs when only dentry.max is given"
 		fi
 	fi
-	while read -r what kind dir n <&4; do
+	while read -r what kind dir n setup <&4; do
+		[ -n "$what" ] || continue
 		if [ -n "$why" ]; then
 			skip "$row $what: the attack in a container" "$why"
-			printf '%-22s %-9s %7s %7s %6s %7s  %s\n' "$row" "$what" - - \
-				"$BOUND" - "skip" >>/tmp/table
+			table "$row" "$what" - - - skip
 		else
-			ctr "$row" "$rt" "$gives" "$what" "$kind" "$dir" "$n"
+			ctr "$row" "$rt" "$gives" "$what" "$kind" "$dir" "$n" "$setup"
 		fi
 	done 4<<EOF
 $ATTACKS
+$([ "$gives" = yes ] || echo "$SELF_ATTACKS")
 EOF
 	[ ! -d "$CG/dentrymob" ] || rmdir "$CG/dentrymob"/* 2>/dev/null || true
 	reset_root /dentrymob
@@ -459,7 +571,7 @@ umount "$merged"
 reset_root /dentrymob/link /dentrymob
 
 say "The numbers (kernel $(uname -r), dentry.max $CMAX, $(($(date +%s) - t_start)) s)"
-printf '%-22s %-9s %7s %7s %6s %7s  %s\n' runtime attack count growth bound current result
+printf '%-22s %-11s %7s %7s %6s %7s  %s\n' runtime attack count growth bound current result
 cat /tmp/table
 echo "count: mkdir depth, names looked up or files created; growth: host nr_dentry"
 
