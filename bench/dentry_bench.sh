@@ -22,6 +22,7 @@ mruns=${DENTRYBENCH_MIGRATE_RUNS:-3}
 memn=${DENTRYBENCH_MEM_N:-1000000}
 statn=${DENTRYBENCH_STAT_N:-1000000}
 sops=${DENTRYBENCH_STAT_OPS:-1000}
+oops=${DENTRYBENCH_OVL_OPS:-2000}
 only=${DENTRYBENCH_ONLY:-}
 
 patched=0
@@ -48,15 +49,45 @@ statread() {
 		10="$CG/bench/stat10" "$statn"="$CG/bench/stat$statn"
 }
 
-# DENTRYBENCH_ONLY=statread runs that case alone (e.g. on an older kernel).
+# 8: a miss in an overlay whose own negative dentry is gone (cold).
+# Outside a mob the lower layers' negative dentries answer it; in one (the
+# mount point is inside a bound tree, so the overlay joins) the overlay
+# keeps no negatives in its layers (patch 0005), and each layer's
+# filesystem is asked again.  On the base kernel both are unbound.
+ovlmiss() {
+	step ovlmiss
+	echo "DBENCH-INFO ovlmiss ops=$oops"
+	sync
+	echo 2 >/proc/sys/vm/drop_caches
+	mkdir -p "$S/ovl-in" "$S/ovl-out"
+	if [ $patched = 1 ]; then
+		echo +dentry >"$CG/cgroup.subtree_control"
+		mkdir -p "$CG/bench"
+		echo +dentry >"$CG/bench/cgroup.subtree_control"
+		mkdir "$CG/bench/ovl"
+		echo 100000000 >"$CG/bench/ovl/dentry.max"
+		echo "$S/ovl-in" >"$CG/bench/ovl/dentry.root"
+		# the overlay must join at mount: show that it does
+		L="$S/ovl-layers-in"
+		mkdir -p "$L/l1" "$L/l2" "$L/up" "$L/work" "$S/ovl-in/m"
+		mount -t overlay overlay -o "lowerdir=$L/l1:$L/l2,upperdir=$L/up,workdir=$L/work" "$S/ovl-in/m"
+		echo "DBENCH-INFO ovlmiss bench/ovl dentry.root with the overlay mounted: $(tr '\n' ';' <"$CG/bench/ovl/dentry.root")"
+		umount "$S/ovl-in/m"
+	fi
+	$B ovlmiss "$oops" "$runs" ovlmiss.out "$S/ovl-layers-out" "$S/ovl-out/m" \
+		ovlmiss.in "$S/ovl-layers-in" "$S/ovl-in/m"
+}
+
+# DENTRYBENCH_ONLY=statread or ovlmiss runs that case alone (e.g. on an
+# older kernel, or to try it).
 case $only in
 '') ;;
-statread)
-	statread
+statread|ovlmiss)
+	$only
 	step finished
 	exit 0 ;;
 *)
-	echo "DBENCH-ERROR DENTRYBENCH_ONLY=$only: only statread can run alone"
+	echo "DBENCH-ERROR DENTRYBENCH_ONLY=$only: only statread and ovlmiss can run alone"
 	exit 1 ;;
 esac
 
@@ -135,6 +166,8 @@ for len in 8 36; do
 	echo 2 >/proc/sys/vm/drop_caches
 	$B mem "$memn" "$len" "$S/mem" "mem.len$len"
 done
+
+ovlmiss
 
 # 7, last: it changes nothing the cases above compare.
 statread

@@ -45,6 +45,15 @@
  *	open fd (NAME.nN.pread).  A run stops after STATREAD_BUDGET_NS of
  *	(guest) time even if it has not done OPS reads, so that a kernel
  *	whose read walks the mob still finishes in bounded time
+ *   dentrybench ovlmiss OPS RUNS NAME LAYERS MNT [NAME LAYERS MNT]...
+ *	an overlay of LAYERS/l1:LAYERS/l2 (lower) and LAYERS/up (upper) on
+ *	MNT.  Each run looks up OPS missing names once, remounts the
+ *	overlay, which forgets its own dentries but not those the layers'
+ *	filesystems keep, and times stat() of the same names again, cold
+ *	in the overlay (NAME.cold), then once more, cached (NAME.warm).
+ *	With MNT inside a mob the overlay joins it and keeps no negative
+ *	dentries in its layers, so a cold miss reaches every layer's
+ *	filesystem; outside one, the lower layers' negatives answer it
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -55,6 +64,7 @@
 #include <string.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -776,11 +786,90 @@ static int cmd_statread(int argc, char **argv)
 	return 0;
 }
 
+/* ---------------------------------------------------------------------- */
+
+static void ovl_mount(const char *layers, const char *mnt)
+{
+	char opts[PATHLEN];
+
+	PATHF(opts, "lowerdir=%s/l1:%s/l2,upperdir=%s/up,workdir=%s/work",
+	      layers, layers, layers, layers);
+	if (mount("overlay", mnt, "overlay", 0, opts))
+		die("mount overlay on %s (%s)", mnt, opts);
+}
+
+static void ovl_umount(const char *mnt)
+{
+	if (umount(mnt))
+		die("umount %s", mnt);
+}
+
+/* stat() of @mnt/r<run>_0..@ops-1, all missing; ns per stat. */
+static double ovl_stat_names(const char *mnt, long run, long ops)
+{
+	char name[PATHLEN];
+	double t0 = now_ns();
+	struct stat st;
+	long i;
+
+	for (i = 0; i < ops; i++) {
+		PATHF(name, "%s/r%ld_%ld", mnt, run, i);
+		if (!stat(name, &st) || errno != ENOENT)
+			die("stat %s: expected ENOENT", name);
+	}
+	return (now_ns() - t0) / ops;
+}
+
+static int cmd_ovlmiss(int argc, char **argv)
+{
+	static const char * const sub[] = { "l1", "l2", "up", "work" };
+	char path[PATHLEN], name[256];
+	long ops, runs, r;
+	int n, i, k;
+
+	if (argc < 5 || (argc - 2) % 3 || (argc - 2) / 3 > 16)
+		die("usage: ovlmiss OPS RUNS NAME LAYERS MNT [NAME LAYERS MNT]...");
+	ops = atol(argv[0]);
+	runs = atol(argv[1]);
+	n = (argc - 2) / 3;
+	for (i = 0; i < n; i++) {
+		const char *layers = argv[2 + 3 * i + 1];
+
+		mkdir_p(layers);
+		for (k = 0; k < 4; k++) {
+			PATHF(path, "%s/%s", layers, sub[k]);
+			mkdir_p(path);
+		}
+		mkdir_p(argv[2 + 3 * i + 2]);
+	}
+	for (r = 0; r < runs; r++) {
+		for (i = 0; i < n; i++) {
+			const char *tag = argv[2 + 3 * i];
+			const char *layers = argv[2 + 3 * i + 1];
+			const char *mnt = argv[2 + 3 * i + 2];
+			double cold, warm;
+
+			ovl_mount(layers, mnt);
+			ovl_stat_names(mnt, r, ops);
+			ovl_umount(mnt);
+			ovl_mount(layers, mnt);
+			cold = ovl_stat_names(mnt, r, ops);
+			warm = ovl_stat_names(mnt, r, ops);
+			ovl_umount(mnt);
+			snprintf(name, sizeof(name), "%s.cold", tag);
+			result(name, cold, "ns/op");
+			snprintf(name, sizeof(name), "%s.warm", tag);
+			result(name, warm, "ns/op");
+		}
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc < 2)
-		die("usage: dentrybench churn|walk|negflood|migrate|mem|statread ...");
+		die("usage: dentrybench churn|walk|negflood|migrate|mem|statread|ovlmiss ...");
 	if (!strcmp(argv[1], "churn"))
 		return cmd_churn(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "walk"))
@@ -793,6 +882,8 @@ int main(int argc, char **argv)
 		return cmd_mem(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "statread"))
 		return cmd_statread(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "ovlmiss"))
+		return cmd_ovlmiss(argc - 2, argv + 2);
 	die("unknown benchmark %s", argv[1]);
 	return 1;
 }

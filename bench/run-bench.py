@@ -59,7 +59,8 @@ SIZE_KEYS = ['DENTRYBENCH_RUNS', 'DENTRYBENCH_OPS', 'DENTRYBENCH_WALK_OPS',
              'DENTRYBENCH_FLOOD_OPS', 'DENTRYBENCH_HEADROOM',
              'DENTRYBENCH_PINNED', 'DENTRYBENCH_MIGRATE',
              'DENTRYBENCH_MIGRATE_RUNS', 'DENTRYBENCH_MEM_N',
-             'DENTRYBENCH_STAT_N', 'DENTRYBENCH_STAT_OPS', 'DENTRYBENCH_ONLY']
+             'DENTRYBENCH_STAT_N', 'DENTRYBENCH_STAT_OPS', 'DENTRYBENCH_OVL_OPS',
+             'DENTRYBENCH_ONLY']
 # 7: reading dentry.stat of the largest mob may cost at most this many
 # times reading that of the smallest (10 dentries).
 STATREAD_TARGET = 1.5
@@ -553,6 +554,44 @@ def report(times):
         b, p = med(data, 'base', name), med(data, 'patched', name)
         w('| %s | %s | %s | %s |' % (label, fmt(b), fmt(p),
                                      fmt(p / b if b and p else None, 3)))
+    w('')
+    # ---- 8
+    w('## 8: misses in an overlay (ns/op, lower is better)')
+    w('')
+    w('An overlay of two lower layers and an upper one, all on ext4. Each '
+      'run looks up %s missing names once, remounts the overlay (which '
+      'forgets its own dentries, not those the layers\' filesystems '
+      'keep) and times stat() of the same names again: *cold* (no '
+      'overlay negative dentry), then *warm* (the overlay\'s own '
+      'negative dentry answers). *in a mob*: the mount point is inside a '
+      'bound tree, so the overlay joins the mob and keeps no negative '
+      'dentries in its layers (patch 0005): a cold miss asks every '
+      'layer\'s filesystem again. Outside a mob the lower layers\' '
+      'negatives answer it. The upper layer is asked in both, as 6.12 '
+      'never keeps its negatives. The unpatched kernel runs the same '
+      'steps, unbound. This is the price of not retaining layer dentries '
+      '(docs/design/core.md 6.3 (B)); no target.' % (
+          next((i.split('ops=')[1].split()[0] for i in infos['patched']
+                if i.startswith('ovlmiss ops=')), '?')))
+    w('')
+    w('| miss | where | base | patched | ratio | spread base/patched |')
+    w('|---|---|---:|---:|---:|---:|')
+    for temp in ('cold', 'warm'):
+        for where, label in (('out', 'outside a mob'), ('in', 'in a mob')):
+            name = 'ovlmiss.%s.%s' % (where, temp)
+            b, p = med(data, 'base', name), med(data, 'patched', name)
+            w('| %s | %s | %s | %s | %s | %s / %s |' % (
+                temp, label, fmt(b), fmt(p),
+                fmt(p / b if b and p else None, 3),
+                fmt(spread(data, 'base', name), 0) + '%',
+                fmt(spread(data, 'patched', name), 0) + '%'))
+    ci, co = med(data, 'patched', 'ovlmiss.in.cold'), med(data, 'patched', 'ovlmiss.out.cold')
+    w('')
+    w('- patched kernel: a cold miss in a mob costs %s x one outside a mob' % (
+        fmt(ci / co if ci and co else None, 2)))
+    for i in infos['patched']:
+        if i.startswith('ovlmiss bench'):
+            w('- `%s`' % i)
     w('')
     # ---- 7
     srows = statread_rows(data)
