@@ -23,6 +23,9 @@ memn=${DENTRYBENCH_MEM_N:-1000000}
 statn=${DENTRYBENCH_STAT_N:-1000000}
 sops=${DENTRYBENCH_STAT_OPS:-1000}
 oops=${DENTRYBENCH_OVL_OPS:-2000}
+hot=${DENTRYBENCH_HOT:-1000}
+hflood=${DENTRYBENCH_HOT_FLOOD:-5000}
+hmax=${DENTRYBENCH_HOT_MAX:-10000}
 only=${DENTRYBENCH_ONLY:-}
 
 patched=0
@@ -78,16 +81,29 @@ ovlmiss() {
 		ovlmiss.in "$S/ovl-layers-in" "$S/ovl-in/m"
 }
 
-# DENTRYBENCH_ONLY=statread or ovlmiss runs that case alone (e.g. on an
-# older kernel, or to try it).
+# 3b: a hot set of missing names looked up again between floods of unique
+# missing names at the limit, in the same mob: how many of its lookups
+# still find their negative dentry.  Patched kernel only.
+hotneg() {
+	[ $patched = 1 ] || return 0
+	step hotneg
+	echo +dentry >"$CG/cgroup.subtree_control"
+	mkdir -p "$CG/bench"
+	echo +dentry >"$CG/bench/cgroup.subtree_control"
+	mkdir "$CG/bench/hotneg"
+	$B hotneg "$S/hotneg" "$CG/bench/hotneg" "$hot" "$hflood" "$hmax" "$runs" hotneg
+}
+
+# DENTRYBENCH_ONLY=statread, hotneg or ovlmiss runs that case alone (e.g.
+# on an older kernel, or to try it).
 case $only in
 '') ;;
-statread|ovlmiss)
+statread|hotneg|ovlmiss)
 	$only
 	step finished
 	exit 0 ;;
 *)
-	echo "DBENCH-ERROR DENTRYBENCH_ONLY=$only: only statread and ovlmiss can run alone"
+	echo "DBENCH-ERROR DENTRYBENCH_ONLY=$only: only statread, hotneg and ovlmiss can run alone"
 	exit 1 ;;
 esac
 
@@ -142,6 +158,8 @@ if [ $patched = 1 ]; then
 		$B negflood "$S/flood$p" "$CG/bench/flood" "$p" "$headroom" "$fops" "$runs" "negflood.p$p"
 	done
 fi
+
+hotneg
 
 # 5: migration of 10k, 100k, 1M, 5M cached dentries (negative ones: no inodes),
 # with an unrelated renamer running throughout, then (patched) a reclaim.

@@ -45,6 +45,12 @@
  *	open fd (NAME.nN.pread).  A run stops after STATREAD_BUDGET_NS of
  *	(guest) time even if it has not done OPS reads, so that a kernel
  *	whose read walks the mob still finishes in bounded time
+ *   dentrybench hotneg DIR CGROUP HOT FLOOD MAX ROUNDS NAME
+ *	DIR is bound to CGROUP; HOT missing names are looked up once; then
+ *	ROUNDS times: FLOOD fresh missing names at dentry.max MAX, then the
+ *	HOT names again with no limit, where each one that reclaim took
+ *	costs a new dentry (dentry.current counts them).  NAME.hit_rate is
+ *	the share of those hot lookups that found their negative dentry
  *   dentrybench ovlmiss OPS RUNS NAME LAYERS MNT [NAME LAYERS MNT]...
  *	an overlay of LAYERS/l1:LAYERS/l2 (lower) and LAYERS/up (upper) on
  *	MNT.  Each run looks up OPS missing names once, remounts the
@@ -788,6 +794,57 @@ static int cmd_statread(int argc, char **argv)
 
 /* ---------------------------------------------------------------------- */
 
+/* stat() of @dir/h0..@n-1, all missing. */
+static void hot_lookups(const char *dir, long n)
+{
+	char name[PATHLEN];
+	struct stat st;
+	long i;
+
+	for (i = 0; i < n; i++) {
+		PATHF(name, "%s/h%ld", dir, i);
+		if (!stat(name, &st) || errno != ENOENT)
+			die("stat %s: expected ENOENT", name);
+	}
+}
+
+static int cmd_hotneg(int argc, char **argv)
+{
+	const char *dir, *cg, *base;
+	long hot, flood, rounds, r, before, misses = 0;
+	char name[PATHLEN];
+
+	if (argc != 7)
+		die("usage: hotneg DIR CGROUP HOT FLOOD MAX ROUNDS NAME");
+	dir = argv[0];
+	cg = argv[1];
+	hot = atol(argv[2]);
+	flood = atol(argv[3]);
+	rounds = atol(argv[5]);
+	base = argv[6];
+	mkdir_p(dir);
+	cg_write(cg, "dentry.max", "max");
+	cg_write(cg, "dentry.root", dir);
+	hot_lookups(dir, hot);
+	for (r = 0; r < rounds; r++) {
+		cg_write(cg, "dentry.max", argv[4]);
+		neg_fill(dir, "c", flood);
+		cg_write(cg, "dentry.max", "max");
+		before = cg_read_long(cg, "dentry.current");
+		hot_lookups(dir, hot);
+		misses += cg_read_long(cg, "dentry.current") - before;
+	}
+	info(base, "hot=%ld flood=%ld max=%s rounds=%ld misses=%ld",
+	     hot, flood, argv[4], rounds, misses);
+	PATHF(name, "%s.hit_rate", base);
+	result(name, 100.0 - 100.0 * misses / (hot * rounds), "%");
+	PATHF(name, "-%s", dir);
+	cg_write(cg, "dentry.root", name);
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+
 static void ovl_mount(const char *layers, const char *mnt)
 {
 	char opts[PATHLEN];
@@ -869,7 +926,7 @@ int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc < 2)
-		die("usage: dentrybench churn|walk|negflood|migrate|mem|statread|ovlmiss ...");
+		die("usage: dentrybench churn|walk|negflood|migrate|mem|statread|hotneg|ovlmiss ...");
 	if (!strcmp(argv[1], "churn"))
 		return cmd_churn(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "walk"))
@@ -882,6 +939,8 @@ int main(int argc, char **argv)
 		return cmd_mem(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "statread"))
 		return cmd_statread(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "hotneg"))
+		return cmd_hotneg(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "ovlmiss"))
 		return cmd_ovlmiss(argc - 2, argv + 2);
 	die("unknown benchmark %s", argv[1]);

@@ -60,6 +60,7 @@ SIZE_KEYS = ['DENTRYBENCH_RUNS', 'DENTRYBENCH_OPS', 'DENTRYBENCH_WALK_OPS',
              'DENTRYBENCH_PINNED', 'DENTRYBENCH_MIGRATE',
              'DENTRYBENCH_MIGRATE_RUNS', 'DENTRYBENCH_MEM_N',
              'DENTRYBENCH_STAT_N', 'DENTRYBENCH_STAT_OPS', 'DENTRYBENCH_OVL_OPS',
+             'DENTRYBENCH_HOT', 'DENTRYBENCH_HOT_FLOOD', 'DENTRYBENCH_HOT_MAX',
              'DENTRYBENCH_ONLY']
 # 7: reading dentry.stat of the largest mob may cost at most this many
 # times reading that of the smallest (10 dentries).
@@ -490,6 +491,16 @@ def report(times):
         if i.startswith('negflood.') and 'limit=' in i:
             w('- `%s`' % i)
     w('')
+    hit = med(data, 'patched', 'hotneg.hit_rate')
+    w('**Hot negatives.** A hot set of missing names is looked up once after '
+      'each flood of unique missing names at the limit, in the same mob; a '
+      'hot name that reclaim took costs a new dentry when looked up again. '
+      'Hit rate: %s %% of the hot lookups found their negative dentry '
+      '(target ≥ 95 %%: %s).' % (fmt(hit), verdict(hit, 95.0, True)))
+    for i in infos['patched']:
+        if i.startswith('hotneg '):
+            w('- `%s`' % i)
+    w('')
 
     # ---- 5
     slow = []
@@ -637,6 +648,12 @@ def report(times):
         w('- flood with %s pinned: throughput ratio %s (target ≥ 0.5: %s), '
           'reclaim cost %s x that with 0 pinned' % (
               r[0], fmt(r[1], 3), verdict(r[1], 0.5, True), fmt(r[2], 2)))
+    w('- hot negatives during a flood at the limit: %s %% of hits kept '
+      '(target ≥ 95 %%: %s)' % (fmt(hit), verdict(hit, 95.0, True)))
+    ci, co = (med(data, 'patched', 'ovlmiss.in.cold'),
+              med(data, 'patched', 'ovlmiss.out.cold'))
+    w('- cold miss in an overlay in a mob: %s x one outside a mob (no target)'
+      % fmt(ci / co if ci and co else None, 2))
     for n, bs, ps in slow:
         w('- slowest unrelated rename during the migrations and the reclaim '
           'of %d dentries: %s ms (unpatched: %s ms; target < %d ms: %s)' % (
