@@ -57,7 +57,7 @@ export BASE_PKG BASE_PKG_VERSION BASE_TARBALL CRUN_VERSION RUNC_VERSION TOOLS_DE
 
 .PHONY: all help deps base tree save kernel tests initramfs check demo \
 	check-debug check-tools check-integration check-upstream crun runc systemd \
-	rootfs-integration bench bench-report series checkpatch \
+	rootfs-integration bench bench-report bench-locks series checkpatch \
 	series-buildcheck clean distclean
 
 all: kernel
@@ -67,12 +67,13 @@ help:
 	@echo 'make check              build the kernel and the selftests, boot them, report'
 	@echo 'make tree               build/linux: git tree of base + patches/, new files linked'
 	@echo 'make save               patches/ (and crun/, runc/, systemd/) from the trees'\'' commits'
-	@echo 'make kernel[-VARIANT]   build/bzImage[-VARIANT]; variants: base debug tools integration'
+	@echo 'make kernel[-VARIANT]   build/bzImage[-VARIANT]; variants: base debug tools integration locks'
 	@echo 'make check-debug        every selftest on the debug kernel (KASAN, lockdep, ...)'
 	@echo 'make check-tools        cgroup-tools, runc, crun (Debian and patched) in the guest'
 	@echo 'make check-integration  patched systemd as PID 1 on a Debian rootfs: DentryMax='
 	@echo 'make check-upstream     upstream cgroup/filesystems selftests: base vs patched'
 	@echo 'make bench              benchmark patched against base: bench/results.md'
+	@echo 'make bench-locks        longest lock holds on a LOCK_STAT kernel: bench/locks.md'
 	@echo 'make series             the git format-patch series in build/series/'
 	@echo 'make checkpatch         checkpatch.pl --strict on build/series/'
 	@echo 'make series-buildcheck  build every commit of the exported series'
@@ -109,6 +110,7 @@ $(eval $(call kernel_variant,base,build/base,))
 $(eval $(call kernel_variant,debug,build/linux,config/debug.config))
 $(eval $(call kernel_variant,tools,build/linux,config/tools.config))
 $(eval $(call kernel_variant,integration,build/linux,config/integration.config))
+$(eval $(call kernel_variant,locks,build/linux,config/locks.config))
 
 tests: kernel
 	@scripts/check/build-tests.sh
@@ -178,6 +180,17 @@ bench: deps kernel-base kernel
 # Rewrite bench/results.md from the consoles of the last make bench.
 bench-report:
 	@bench/run-bench.py --report
+
+# The longest holds of d_lock, rename_lock and the LRU locks during the
+# flood and a 1M-dentry migration, from /proc/lock_stat of the patched
+# kernel built with config/locks.config: bench/locks.md (docs/bench.md).
+bench-locks: deps kernel-locks
+	@bench/build.sh
+	@INITRAMFS_OUT=build/bench-initramfs.cpio INITRAMFS_TESTS=build/bench \
+		scripts/guest/mkinitramfs.sh
+	@BENCH_COMMAND="make bench-locks $(strip $(MAKEOVERRIDES))" \
+		GUEST_TIMEOUT=$(call timeout,bench) TEST_TIMEOUT=$(call timeout,bench) \
+		bench/run-bench.py --locks
 
 series: tree
 	@scripts/series/export.sh

@@ -26,6 +26,8 @@ oops=${DENTRYBENCH_OVL_OPS:-2000}
 hot=${DENTRYBENCH_HOT:-1000}
 hflood=${DENTRYBENCH_HOT_FLOOD:-5000}
 hmax=${DENTRYBENCH_HOT_MAX:-10000}
+lpinned=${DENTRYBENCH_LOCKS_PINNED:-100000}
+lmig=${DENTRYBENCH_LOCKS_MIGRATE:-1000000}
 only=${DENTRYBENCH_ONLY:-}
 
 patched=0
@@ -94,16 +96,63 @@ hotneg() {
 	$B hotneg "$S/hotneg" "$CG/bench/hotneg" "$hot" "$hflood" "$hmax" "$runs" hotneg
 }
 
+# make bench-locks (a LOCK_STAT kernel, patched): the longest hold of each
+# lock class during the flood at the limit with $lpinned pinned, and during
+# the migration of $lmig cached dentries (rename into another mob and back,
+# bind, unbind, reclaim).  /proc/lock_stat is cleared before each phase;
+# every class held at all is printed as
+#   DBENCH-LOCK PHASE HOLDTIME_MAX_US ACQUISITIONS CLASS NAME
+locks() {
+	[ $patched = 1 ] || return 0
+	if [ ! -w /proc/lock_stat ]; then
+		echo "DBENCH-ERROR no /proc/lock_stat: not a LOCK_STAT kernel"
+		exit 1
+	fi
+	echo +dentry >"$CG/cgroup.subtree_control"
+	mkdir -p "$CG/bench"
+	echo +dentry >"$CG/bench/cgroup.subtree_control"
+	for c in flood a b c; do mkdir -p "$CG/bench/$c"; done
+	step locks-flood
+	sync
+	echo 2 >/proc/sys/vm/drop_caches
+	echo 0 >/proc/lock_stat
+	$B negflood "$S/lflood" "$CG/bench/flood" "$lpinned" "$headroom" "$fops" "$runs" locks.flood
+	lockdump flood
+	step locks-migrate
+	sync
+	echo 2 >/proc/sys/vm/drop_caches
+	echo 0 >/proc/lock_stat
+	$B migrate "$lmig" "$mruns" "$S/lmig" "$CG/bench/a" "$CG/bench/b" "$CG/bench/c" locks.migrate
+	lockdump migrate
+}
+
+# The class lines of /proc/lock_stat: "NAME: con-bounces contentions
+# waittime-min waittime-max waittime-total waittime-avg acq-bounces
+# acquisitions holdtime-min holdtime-max holdtime-total holdtime-avg"
+# (times in us); a name may hold spaces, the last 12 fields are numbers.
+lockdump() {
+	awk -v ph="$1" '
+	/^ *-+$/ || /lock_stat version/ || /class name/ { next }
+	NF >= 13 && $(NF - 12) ~ /:$/ {
+		name = ""
+		for (i = 1; i <= NF - 12; i++)
+			name = name (i > 1 ? " " : "") $i
+		sub(/:$/, "", name)
+		if ($(NF - 4) + 0 > 0)
+			printf "DBENCH-LOCK %s %s %s %s\n", ph, $(NF - 2), $(NF - 4), name
+	}' /proc/lock_stat
+}
+
 # DENTRYBENCH_ONLY=statread, hotneg or ovlmiss runs that case alone (e.g.
-# on an older kernel, or to try it).
+# on an older kernel, or to try it); locks is make bench-locks.
 case $only in
 '') ;;
-statread|hotneg|ovlmiss)
+statread|hotneg|ovlmiss|locks)
 	$only
 	step finished
 	exit 0 ;;
 *)
-	echo "DBENCH-ERROR DENTRYBENCH_ONLY=$only: only statread, hotneg and ovlmiss can run alone"
+	echo "DBENCH-ERROR DENTRYBENCH_ONLY=$only: only statread, hotneg, ovlmiss and locks can run alone"
 	exit 1 ;;
 esac
 
