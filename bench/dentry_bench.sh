@@ -38,6 +38,13 @@ echo "DBENCH-INFO cpus online=$(grep -c ^processor /proc/cpuinfo)"
 
 step() { echo "DBENCH-STEP $* $(cut -d' ' -f1 /proc/uptime)"; }
 
+# $CG/bench, with the controller enabled in it and above it.
+bench_cg() {
+	echo +dentry >"$CG/cgroup.subtree_control"
+	mkdir -p "$CG/bench"
+	echo +dentry >"$CG/bench/cgroup.subtree_control"
+}
+
 # 7: the cost of reading dentry.stat, which any user may do, for a mob of
 # 10 dentries and one of $statn (negative ones: no inodes), in cgroups of
 # their own.  Patched kernel only: the unpatched one has no dentry.stat.
@@ -46,9 +53,7 @@ statread() {
 	step statread
 	sync
 	echo 2 >/proc/sys/vm/drop_caches
-	echo +dentry >"$CG/cgroup.subtree_control"
-	mkdir -p "$CG/bench"
-	echo +dentry >"$CG/bench/cgroup.subtree_control"
+	bench_cg
 	mkdir "$CG/bench/stat10" "$CG/bench/stat$statn"
 	$B statread "$sops" "$runs" "$S/statread" statread \
 		10="$CG/bench/stat10" "$statn"="$CG/bench/stat$statn"
@@ -66,9 +71,7 @@ ovlmiss() {
 	echo 2 >/proc/sys/vm/drop_caches
 	mkdir -p "$S/ovl-in" "$S/ovl-out"
 	if [ $patched = 1 ]; then
-		echo +dentry >"$CG/cgroup.subtree_control"
-		mkdir -p "$CG/bench"
-		echo +dentry >"$CG/bench/cgroup.subtree_control"
+		bench_cg
 		mkdir "$CG/bench/ovl"
 		echo 100000000 >"$CG/bench/ovl/dentry.max"
 		echo "$S/ovl-in" >"$CG/bench/ovl/dentry.root"
@@ -89,9 +92,7 @@ ovlmiss() {
 hotneg() {
 	[ $patched = 1 ] || return 0
 	step hotneg
-	echo +dentry >"$CG/cgroup.subtree_control"
-	mkdir -p "$CG/bench"
-	echo +dentry >"$CG/bench/cgroup.subtree_control"
+	bench_cg
 	mkdir "$CG/bench/hotneg"
 	$B hotneg "$S/hotneg" "$CG/bench/hotneg" "$hot" "$hflood" "$hmax" "$runs" hotneg
 }
@@ -108,9 +109,7 @@ locks() {
 		echo "DBENCH-ERROR no /proc/lock_stat: not a LOCK_STAT kernel"
 		exit 1
 	fi
-	echo +dentry >"$CG/cgroup.subtree_control"
-	mkdir -p "$CG/bench"
-	echo +dentry >"$CG/bench/cgroup.subtree_control"
+	bench_cg
 	for c in flood a b c; do mkdir -p "$CG/bench/$c"; done
 	step locks-flood
 	sync
@@ -174,9 +173,7 @@ $B churn mkdir "$ops" "$runs" churn.mkdir.tmpfs.out=/tmp/out1/m churn.mkdir.ext4
 $B walk 16 "$wops" "$runs" walk.ext4.out="$S"/out1/w walk.tmpfs.out=/tmp/out1/w
 
 if [ $patched = 1 ]; then
-	echo +dentry >"$CG/cgroup.subtree_control"
-	mkdir "$CG/bench"
-	echo +dentry >"$CG/bench/cgroup.subtree_control"
+	bench_cg
 	for c in in flood a b c; do mkdir "$CG/bench/$c"; done
 	# Below its limit: high enough that reclaim never runs.
 	echo 100000000 >"$CG/bench/in/dentry.max"
