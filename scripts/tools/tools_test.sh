@@ -570,6 +570,40 @@ runc delete -f ct-link >/dev/null 2>&1 || true
 umount "$merged"
 reset_root /dentrymob/link /dentrymob
 
+say "An automount inside a bound tree joins the mob"
+echo "debugfs mounted inside a bound tree joins it (a whole filesystem that is"
+echo "mounted nowhere else); its tracing directory automounts tracefs, which"
+echo "finish_automount() attaches: tracefs must join the same mob, as a mount"
+echo "made by mount(2) there would."
+mi=/proc/self/mountinfo
+# /init mounts debugfs at /sys/kernel/debug when the kernel has it: a mount
+# outside the mob would keep debugfs out by the join rule (as it should: the
+# filesystem is shared), so this part unmounts it first, deepest first.
+for m in $(awk '/ - (debugfs|tracefs) / { print $5 }' $mi | sort -r); do
+	run "umount $m"
+done
+check "neither debugfs nor tracefs is mounted any more" \
+	sh -c "! grep -qE ' - (debugfs|tracefs) ' $mi"
+run "echo +dentry > $CG/cgroup.subtree_control"
+run "mkdir -p $CG/dentrymob && echo +dentry > $CG/dentrymob/cgroup.subtree_control"
+run "mkdir $CG/dentrymob/auto && mkdir -p /srv/auto/dbg"
+run "echo /srv/auto > $CG/dentrymob/auto/dentry.root"
+run "mount -t debugfs none /srv/auto/dbg"
+dbgdev=$(mount_dev $mi /srv/auto/dbg)
+check "debugfs ($dbgdev) joined at mount" \
+	grep -qx "$dbgdev /" "$CG/dentrymob/auto/dentry.root"
+run "ls /srv/auto/dbg/tracing/ | head -n 3"
+trdev=$(mount_dev $mi /srv/auto/dbg/tracing)
+check "the lookup automounted tracefs ($trdev)" \
+	sh -c "grep -q ' /srv/auto/dbg/tracing .* - tracefs ' $mi"
+check "tracefs ($trdev) joined at automount" \
+	grep -qx "$trdev /" "$CG/dentrymob/auto/dentry.root"
+run "cat $CG/dentrymob/auto/dentry.root"
+umount /srv/auto/dbg/tracing
+umount /srv/auto/dbg
+echo -/srv/auto >"$CG/dentrymob/auto/dentry.root"
+reset_root /dentrymob/auto /dentrymob
+
 say "The numbers (kernel $(uname -r), dentry.max $CMAX, $(($(date +%s) - t_start)) s)"
 printf '%-22s %-11s %7s %7s %6s %7s  %s\n' runtime attack count growth bound current result
 cat /tmp/table
