@@ -143,8 +143,10 @@ static void dentry_css_free(struct cgroup_subsys_state *css)
  */
 /*
  * Racy, as in pids: a peak may miss a concurrent charge, never a settled
- * one.  peak >= local_peak always (a reset only lowers local_peak), so
- * the charge path reads one word unless current passes local_peak.
+ * one.  peak >= local_peak always (a reset sets local_peak to current and
+ * raises peak to it too, for a charge that counted but has not updated
+ * them yet), so the charge path reads one word unless current passes
+ * local_peak.
  */
 static void mob_update_peak(struct dentry_mob *mob, s64 nr)
 {
@@ -881,6 +883,8 @@ static ssize_t dentry_peak_write(struct kernfs_open_file *of, char *buf,
 	cur = max_t(s64, atomic64_read(&mob->counter), 0);
 	old = READ_ONCE(mob->local_peak);
 	WRITE_ONCE(mob->local_peak, cur);
+	if (cur > READ_ONCE(mob->peak))
+		WRITE_ONCE(mob->peak, cur);
 	list_for_each_entry(peer, &mob->peaks, list)
 		if (old > (s64)peer->value)
 			WRITE_ONCE(peer->value, old);
