@@ -469,12 +469,14 @@ def report(times):
       'directory, run alternately with the other. *Pinned*: that many files '
       'created in the flooded directory before the flood and kept open, so '
       'their dentries are in use and older than every negative one. '
-      'Throughput ratio = no-limit ns/op / at-limit ns/op (target ≥ 0.5). '
-      'Reclaim cost = at-limit ns/op - no-limit ns/op: what making room '
-      'costs per dentry, which should not grow with the pinned count.')
+      'Throughput ratio = no-limit ns/op / at-limit ns/op (target ≥ 0.8, '
+      'issue 14 point 2). Reclaim cost = at-limit ns/op - no-limit ns/op: '
+      'what making room costs per dentry, which should not grow with the '
+      'pinned count (target: ≤ 1.2 × that with 0 pinned, issue 14 point 1). '
+      'The pinned files are hard links, 60 000 names per inode.')
     w('')
-    w('| pinned | at limit ns/op | no limit ns/op | throughput ratio | target ≥ 0.5 | reclaim cost ns/dentry | vs 0 pinned |')
-    w('|---:|---:|---:|---:|---|---:|---:|')
+    w('| pinned | at limit ns/op | no limit ns/op | throughput ratio | target ≥ 0.8 | reclaim cost ns/dentry | vs 0 pinned | target ≤ 1.2 |')
+    w('|---:|---:|---:|---:|---|---:|---:|---|')
     base_cost = None
     flood = []
     for name in sorted({n.rsplit('.', 1)[0] for n in data['patched']
@@ -487,10 +489,11 @@ def report(times):
             base_cost = cost
         flood.append((name.split('.p')[1], r,
                       cost / base_cost if cost and base_cost else None))
-        w('| %s | %s | %s | %s | %s | %s | %s |' % (
+        rel = cost / base_cost if cost and base_cost else None
+        w('| %s | %s | %s | %s | %s | %s | %s | %s |' % (
             name.split('.p')[1], fmt(lim), fmt(mx), fmt(r, 3),
-            verdict(r, 0.5, True), fmt(cost),
-            fmt(cost / base_cost if cost and base_cost else None, 2)))
+            verdict(r, 0.8, True), fmt(cost), fmt(rel, 2),
+            verdict(rel, 1.2, False) if name != 'negflood.p0' else '—'))
     w('')
     for i in infos['patched']:
         if i.startswith('negflood.') and 'limit=' in i:
@@ -650,9 +653,11 @@ def report(times):
         w('  - not resolved: %s, %s, %s: %s (target ≤ %.2f), %s' % (
             r[0], r[1], r[2], fmt(r[3], 3), r[4], r[5]))
     for r in flood:
-        w('- flood with %s pinned: throughput ratio %s (target ≥ 0.5: %s), '
-          'reclaim cost %s x that with 0 pinned' % (
-              r[0], fmt(r[1], 3), verdict(r[1], 0.5, True), fmt(r[2], 2)))
+        w('- flood with %s pinned: throughput ratio %s (target ≥ 0.8: %s), '
+          'reclaim cost %s x that with 0 pinned%s' % (
+              r[0], fmt(r[1], 3), verdict(r[1], 0.8, True), fmt(r[2], 2),
+              '' if r[0] == '0' else
+              ' (target ≤ 1.2: %s)' % verdict(r[2], 1.2, False)))
     w('- hot negatives during a flood at the limit: %s %% of hits kept '
       '(target ≥ 95 %%: %s)' % (fmt(hit), verdict(hit, 95.0, True)))
     ci, co = (med(data, 'patched', 'ovlmiss.in.cold'),

@@ -26,6 +26,8 @@
 #include <linux/workqueue.h>
 
 struct dentry_mob;
+struct list_lru;
+struct shrinker;
 struct vfsmount;
 
 /**
@@ -81,6 +83,7 @@ struct dentry_mob_binding *dentry_mob_binding_claim(struct dentry_mob *mob,
 						    struct dentry *root);
 void dentry_mob_binding_free(struct dentry_mob_binding *b);
 bool dentry_mob_join(struct dentry *mountpoint, struct dentry *root);
+struct list_lru *dentry_mob_lru(struct dentry_mob *mob);
 
 /* fs/dcache.c */
 int d_mob_bind_root(struct dentry *root, struct dentry_mob *mob,
@@ -93,7 +96,9 @@ bool d_mob_binding_tryget(struct dentry_mob_binding *b);
 void d_mob_binding_put(struct dentry_mob_binding *b);
 void d_mob_removed(struct dentry *dentry);
 void d_mob_sb_shutdown(struct super_block *sb);
-long d_mob_reclaim(struct dentry *root, long nr_to_reclaim);
+long d_mob_reclaim(struct list_lru *lru, long nr_to_reclaim);
+struct shrinker *d_mob_lru_init(struct list_lru *lru);
+void d_mob_lru_destroy(struct shrinker *shrink, struct list_lru *lru);
 void d_mob_mark_referenced(struct dentry *dentry);
 
 /* fs/namespace.c */

@@ -23,6 +23,7 @@
 #include <linux/export.h>
 #include <linux/fs.h>
 #include <linux/kdev_t.h>
+#include <linux/list_lru.h>
 #include <linux/mutex.h>
 #include <linux/namei.h>
 #include <linux/rculist.h>
@@ -96,6 +97,10 @@ struct dentry_mob {
 
 	/* Reclaim for the charges forced where reclaim may not run. */
 	struct work_struct reclaim_work;
+
+	/* The mob's unused dentries, and their shrinker (fs/dcache.c). */
+	struct list_lru lru;
+	struct shrinker *shrinker;
 };
 
 DEFINE_STATIC_KEY_FALSE(dentry_mob_in_use);
@@ -129,12 +134,35 @@ dentry_css_alloc(struct cgroup_subsys_state *parent)
 	INIT_LIST_HEAD(&mob->bindings);
 	spin_lock_init(&mob->peaks_lock);
 	INIT_LIST_HEAD(&mob->peaks);
+	/* The root cgroup has no dentry.root: no dentry is ever in its mob. */
+	if (parent) {
+		mob->shrinker = d_mob_lru_init(&mob->lru);
+		if (!mob->shrinker) {
+			kfree(mob);
+			return ERR_PTR(-ENOMEM);
+		}
+	}
 	return &mob->css;
 }
 
 static void dentry_css_free(struct cgroup_subsys_state *css)
 {
-	kfree(css_mob(css));
+	struct dentry_mob *mob = css_mob(css);
+
+	if (mob->shrinker)
+		d_mob_lru_destroy(mob->shrinker, &mob->lru);
+	kfree(mob);
+}
+
+/**
+ * dentry_mob_lru - the LRU of a mob's unused dentries
+ * @mob: the mob
+ *
+ * Return: the list_lru that fs/dcache.c keeps @mob's unused dentries on.
+ */
+struct list_lru *dentry_mob_lru(struct dentry_mob *mob)
+{
+	return &mob->lru;
 }
 
 /*
@@ -208,87 +236,38 @@ revert:
 }
 
 /*
- * How often a walk over a mob's roots starts over because the binding it
- * stood on ended while it walked that root.
- */
-#define MOB_WALK_RESTARTS	4
-
-/*
- * Let go of the binding @b that a walk over a mob's roots held across a
- * sleep, under rcu_read_lock() again.  A binding that has not ended is
- * still on the list, so the walk goes on from it; an ended one may have
- * left it, and the walk starts over (false), a few times at most.
- */
-static bool mob_walk_next(struct dentry_mob_binding *b, int *restarts)
-{
-	bool ended = test_bit(DENTRY_MOB_ENDED, &b->flags);
-
-	d_mob_binding_put(b);
-	if (ended)
-		++*restarts;
-	return !ended;
-}
-
-/*
- * Reclaim from each root of @mob in turn.  A walker holds the binding it
- * walks, which holds the root, so the walk needs no lock of the
- * filesystem; an ended binding is skipped.
- */
-static long mob_reclaim_roots(struct dentry_mob *mob, long nr_to_reclaim)
-{
-	struct dentry_mob_binding *b;
-	int restarts = 0;
-	long freed = 0;
-
-	rcu_read_lock();
-again:
-	list_for_each_entry_rcu(b, &mob->bindings, mob_node) {
-		long n;
-
-		if (!d_mob_binding_tryget(b))
-			continue;
-		rcu_read_unlock();
-		n = d_mob_reclaim(b->root, nr_to_reclaim - freed);
-		atomic64_add(n, &mob->stat[DMOB_STAT_RECLAIMED]);
-		freed += n;
-		rcu_read_lock();
-		if (!mob_walk_next(b, &restarts)) {
-			if (freed >= nr_to_reclaim ||
-			    restarts > MOB_WALK_RESTARTS)
-				break;
-			goto again;
-		}
-		if (freed >= nr_to_reclaim)
-			break;
-	}
-	rcu_read_unlock();
-	return freed;
-}
-
-/*
  * Reclaim unused dentries from the mobs of @over and of all its
  * descendants, since any of them may hold what @over is charged for.
+ * Returns how many were freed, or 1 if none was but some were passed over
+ * for a busy lock: a busy lock never fails an allocation.
  */
 static long mob_reclaim(struct dentry_mob *over, long nr_to_reclaim)
 {
 	struct cgroup_subsys_state *pos;
 	long freed = 0;
+	bool busy = false;
 
 	rcu_read_lock();
 	css_for_each_descendant_pre(pos, &over->css) {
 		struct dentry_mob *mob = css_mob(pos);
+		long n;
 
-		if (list_empty(&mob->bindings) || !css_tryget(pos))
+		if (!list_lru_count(&mob->lru) || !css_tryget(pos))
 			continue;
 		rcu_read_unlock();
-		freed += mob_reclaim_roots(mob, nr_to_reclaim - freed);
+		n = d_mob_reclaim(&mob->lru, nr_to_reclaim - freed);
+		if (n == -EBUSY)
+			busy = true;
+		else
+			freed += n;
+		atomic64_add(max(n, 0L), &mob->stat[DMOB_STAT_RECLAIMED]);
 		rcu_read_lock();
 		css_put(pos);
 		if (freed >= nr_to_reclaim)
 			break;
 	}
 	rcu_read_unlock();
-	return freed;
+	return freed ?: busy;
 }
 
 /* Count a failed allocation at @over's limit, as pids_event() does. */

@@ -235,6 +235,99 @@ TEST_F_TIMEOUT(reclaim, second_chance, DM_TIMEOUT)
 }
 
 /*
+ * Issue "Fast at scale" point 1: reclaim takes true LRU order within the
+ * mob, across directories, not each directory's oldest names in turn.
+ * Four sets of 100 files are created (and closed) in this order: a/old,
+ * b/mid, a/new, b/newest.  Then 160 files are pinned at max = current +
+ * 10, so about 150 unused dentries are reclaimed: under LRU order all of
+ * a/old and about half of b/mid, and none of the two newest sets.  A walk
+ * that takes one directory's oldest names, then the next directory's,
+ * frees a/old and then a/new (or b/mid and then b/newest), whichever
+ * directory it starts with.
+ */
+TEST_F_TIMEOUT(reclaim, lru_order_across_directories, DM_TIMEOUT)
+{
+	const char *cg = dm_cg(_metadata, &self->ctx, NULL, "c");
+	long lost_old, lost_mid, lost_new, lost_newest, max;
+	char d[DM_PATH], a[DM_PATH], b[DM_PATH], path[DM_PATH];
+	int fds[160], i, nfds = 0, err;
+
+	bound_dir(_metadata, &self->ctx, cg, d, DM_UNLIMITED);
+	ASSERT_EQ(0, mkdir(dm_join(a, d, "a"), 0755));
+	ASSERT_EQ(0, mkdir(dm_join(b, d, "b"), 0755));
+	ASSERT_EQ(100, dm_create_files(a, "old", 0, 100, &err));
+	ASSERT_EQ(100, dm_create_files(b, "mid", 0, 100, &err));
+	ASSERT_EQ(100, dm_create_files(a, "new", 0, 100, &err));
+	ASSERT_EQ(100, dm_create_files(b, "newest", 0, 100, &err));
+	ASSERT_EQ(403, dm_current(cg));
+	max = 403 + 10;
+	ASSERT_EQ(0, dm_set_max(cg, max));
+	for (i = 0; i < 160; i++) {
+		fds[nfds] = open(dm_name(path, d, "pinned", i),
+				 O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
+		EXPECT_LE(0, fds[nfds]) {
+			TH_LOG("creating pinned file %d: %s", i, strerror(errno));
+		}
+		if (fds[nfds] < 0)
+			break;
+		nfds++;
+	}
+	EXPECT_GE(max, dm_current(cg));
+	ASSERT_EQ(0, dm_set_max(cg, DM_UNLIMITED));
+	for (i = 0; i < nfds; i++)
+		close(fds[i]);
+	ASSERT_EQ(160, nfds);
+
+	lost_old = lost_names(_metadata, cg, a, "old");
+	lost_mid = lost_names(_metadata, cg, b, "mid");
+	lost_new = lost_names(_metadata, cg, a, "new");
+	lost_newest = lost_names(_metadata, cg, b, "newest");
+	TH_LOG("reclaimed: a/old %ld, b/mid %ld, a/new %ld, b/newest %ld",
+	       lost_old, lost_mid, lost_new, lost_newest);
+	EXPECT_EQ(100, lost_old);
+	EXPECT_LE(40, lost_mid);
+	EXPECT_EQ(0, lost_new);
+	EXPECT_EQ(0, lost_newest);
+}
+
+/*
+ * Issue "Fast at scale" point 1: a dentry in use costs reclaim one visit,
+ * not one per pass.  100 files are created and closed (unused, on the
+ * LRU), then opened and kept open: a dentry taken into use stays on the
+ * LRU until a scan passes it, as in the superblock's LRU, and so does the
+ * bound root, unused before the bind.  A flood of missing names at the
+ * limit then makes the mob reclaim, and its first pass takes the 101
+ * dentries in use off the LRU for good.  After it, dentry.stat's unused
+ * (on the LRU) is exactly the cached negative dentries: current less the
+ * root and the 100 open files.  Reclaim that only skips what is in use
+ * leaves them on the LRU (unused = current) and walks past them again on
+ * every pass: with a million open files, a million visits per batch.
+ */
+TEST_F_TIMEOUT(reclaim, in_use_leave_the_lru, DM_TIMEOUT)
+{
+	const char *cg = dm_cg(_metadata, &self->ctx, NULL, "c");
+	char d[DM_PATH], path[DM_PATH];
+	int fds[100], i, err;
+
+	bound_dir(_metadata, &self->ctx, cg, d, DM_UNLIMITED);
+	ASSERT_EQ(100, dm_create_files(d, "f", 0, 100, &err));
+	ASSERT_EQ(101, dm_current(cg));
+	ASSERT_EQ(101, dm_stat(cg, "unused"));
+	for (i = 0; i < 100; i++)
+		ASSERT_LE(0, fds[i] = open(dm_name(path, d, "f", i),
+					   O_RDONLY | O_CLOEXEC));
+	/* still on the LRU: nothing has scanned it */
+	ASSERT_EQ(101, dm_stat(cg, "unused"));
+	ASSERT_EQ(0, dm_set_max(cg, 101 + 50));
+	ASSERT_EQ(300, dm_stat_names(d, "m", 0, 300, ENOENT));
+	EXPECT_GE(151, dm_current(cg));
+	EXPECT_LT(0, dm_stat(cg, "reclaimed"));
+	EXPECT_EQ(dm_current(cg) - 101, dm_stat(cg, "unused"));
+	for (i = 0; i < 100; i++)
+		close(fds[i]);
+}
+
+/*
  * Issue "Fast at scale" point 3: a hot set of missing names (a $PATH
  * search, a library loader) keeps its negative dentries while a stream of
  * unique missing names floods the same mob at its limit.  A hit on a
