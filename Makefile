@@ -57,7 +57,7 @@ export BASE_PKG BASE_PKG_VERSION BASE_TARBALL CRUN_VERSION RUNC_VERSION TOOLS_DE
 
 .PHONY: all help deps base tree save kernel tests initramfs check demo \
 	check-debug check-tools check-integration check-upstream crun runc systemd \
-	rootfs-integration bench bench-report bench-locks series checkpatch \
+	rootfs-integration bench bench-report bench-locks bench-smp series checkpatch \
 	series-buildcheck clean distclean
 
 all: kernel
@@ -74,6 +74,7 @@ help:
 	@echo 'make check-upstream     upstream cgroup/filesystems selftests: base vs patched'
 	@echo 'make bench              benchmark patched against base: bench/results.md'
 	@echo 'make bench-locks        longest lock holds on a LOCK_STAT kernel: bench/locks.md'
+	@echo 'make bench-smp          four CPUs charging one mob, patched vs base: bench/smp.md'
 	@echo 'make series             the git format-patch series in build/series/'
 	@echo 'make checkpatch         checkpatch.pl --strict on build/series/'
 	@echo 'make series-buildcheck  build every commit of the exported series'
@@ -184,6 +185,15 @@ bench-report:
 # The longest holds of d_lock, rename_lock and the LRU locks during the
 # flood and a 1M-dentry migration, from /proc/lock_stat of the patched
 # kernel built with config/locks.config: bench/locks.md (docs/bench.md).
+# 9: the per-CPU charge stock, four CPUs, wall time: bench/smp.md.
+bench-smp: deps kernel-base kernel
+	@bench/build.sh
+	@INITRAMFS_OUT=build/bench-initramfs.cpio INITRAMFS_TESTS=build/bench \
+		scripts/guest/mkinitramfs.sh
+	@BENCH_COMMAND="make bench-smp $(strip $(MAKEOVERRIDES))" \
+		GUEST_TIMEOUT=$(call timeout,bench) TEST_TIMEOUT=$(call timeout,bench) \
+		bench/run-bench.py --smp
+
 bench-locks: deps kernel-locks
 	@bench/build.sh
 	@INITRAMFS_OUT=build/bench-initramfs.cpio INITRAMFS_TESTS=build/bench \

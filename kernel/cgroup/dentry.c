@@ -64,9 +64,14 @@ enum dentry_mob_stat_item {
 struct dentry_mob {
 	struct cgroup_subsys_state css;
 
-	/* Dentries charged to this cgroup and its descendants. */
-	atomic64_t counter;
-	atomic64_t limit;
+	/*
+	 * Dentries charged to this cgroup and its descendants, with the
+	 * units parked in per-CPU stocks: written once per batch by every
+	 * CPU charging below it, so on a line of its own, apart from the
+	 * read-mostly limit and peaks that every charge reads.
+	 */
+	atomic64_t counter ____cacheline_aligned_in_smp;
+	atomic64_t limit ____cacheline_aligned_in_smp;
 	s64 peak;
 
 	/*
@@ -85,7 +90,7 @@ struct dentry_mob {
 	struct cgroup_file events_local_file;
 
 	/* Counts of this cgroup's own mob, for dentry.stat. */
-	atomic64_t stat[NR_DMOB_STATS];
+	long __percpu *stat;		/* [NR_DMOB_STATS] per CPU */
 
 	/*
 	 * Bound roots, a list of struct dentry_mob_binding.  Once @offline is
@@ -103,6 +108,15 @@ struct dentry_mob {
 	struct shrinker *shrinker;
 };
 
+/* The per-CPU charge stock: see mob_charge_one(). */
+struct mob_stock {
+	spinlock_t lock;		/* remote drains take it too */
+	struct dentry_mob *cached;	/* with a css reference, or NULL */
+	unsigned int nr;		/* units charged to it and unused */
+};
+
+static DEFINE_PER_CPU(struct mob_stock, mob_stock);
+
 DEFINE_STATIC_KEY_FALSE(dentry_mob_in_use);
 /* for d_in_mob() in modules: overlayfs */
 EXPORT_SYMBOL_GPL(dentry_mob_in_use);
@@ -117,6 +131,27 @@ static struct dentry_mob *parent_mob(struct dentry_mob *mob)
 	return css_mob(mob->css.parent);
 }
 
+/*
+ * dentry.stat's counters change with every dentry of the mob (a dentry
+ * joins the LRU, turns negative), so they are per CPU, as
+ * nr_dentry_unused is, and a read sums them: O(possible CPUs) whatever
+ * the mob holds, and no shared cacheline written per dentry.
+ */
+static void mob_stat_add(struct dentry_mob *mob, int item, long n)
+{
+	this_cpu_add(mob->stat[item], n);
+}
+
+static s64 mob_stat_read(struct dentry_mob *mob, int item)
+{
+	s64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu_ptr(mob->stat, cpu)[item];
+	return sum;
+}
+
 static void mob_reclaim_workfn(struct work_struct *work);
 
 static struct cgroup_subsys_state *
@@ -128,16 +163,29 @@ dentry_css_alloc(struct cgroup_subsys_state *parent)
 	if (!mob)
 		return ERR_PTR(-ENOMEM);
 
+	mob->stat = __alloc_percpu(NR_DMOB_STATS * sizeof(long),
+				   __alignof__(long));
+	if (!mob->stat) {
+		kfree(mob);
+		return ERR_PTR(-ENOMEM);
+	}
 	atomic64_set(&mob->limit, DENTRY_MOB_MAX);
 	INIT_WORK(&mob->reclaim_work, mob_reclaim_workfn);
 	spin_lock_init(&mob->bindings_lock);
 	INIT_LIST_HEAD(&mob->bindings);
 	spin_lock_init(&mob->peaks_lock);
 	INIT_LIST_HEAD(&mob->peaks);
+	if (!parent) {
+		int cpu;
+
+		for_each_possible_cpu(cpu)
+			spin_lock_init(&per_cpu_ptr(&mob_stock, cpu)->lock);
+	}
 	/* The root cgroup has no dentry.root: no dentry is ever in its mob. */
 	if (parent) {
 		mob->shrinker = d_mob_lru_init(&mob->lru);
 		if (!mob->shrinker) {
+			free_percpu(mob->stat);
 			kfree(mob);
 			return ERR_PTR(-ENOMEM);
 		}
@@ -151,6 +199,7 @@ static void dentry_css_free(struct cgroup_subsys_state *css)
 
 	if (mob->shrinker)
 		d_mob_lru_destroy(mob->shrinker, &mob->lru);
+	free_percpu(mob->stat);
 	kfree(mob);
 }
 
@@ -185,12 +234,71 @@ static void mob_update_peak(struct dentry_mob *mob, s64 nr)
 	}
 }
 
-static void mob_charge(struct dentry_mob *mob, long nr)
+/*
+ * The per-CPU charge stock, as memcg's: a CPU keeps units charged to one
+ * mob and its ancestors, taken a batch at a time and given back when it
+ * holds more than two batches, so most charges and uncharges of a busy
+ * mob write no shared cacheline: counter is written once per batch, not
+ * once per dentry.  counter includes the units parked in stocks, so a
+ * charge from the stock never takes a level past its max; dentry.current
+ * subtracts them (mob_parked()), and a charge refused by a limit first
+ * takes back the units parked for the mobs under it (mob_drain_stocks())
+ * and tries again, so the stock never causes an ENOMEM that its absence
+ * would not.  Small limits (below MOB_STOCK_MIN_LIMIT per possible CPU)
+ * are charged one by one, as before.
+ */
+#define MOB_STOCK_BATCH		32
+#define MOB_STOCK_MIN_LIMIT	(4 * MOB_STOCK_BATCH)
+
+/* Is @mob @over or a descendant of it? */
+static bool mob_under(struct dentry_mob *mob, struct dentry_mob *over)
+{
+	return cgroup_is_descendant(mob->css.cgroup, over->css.cgroup);
+}
+
+/*
+ * Update the peaks of @mob and its ancestors after a charge, with this
+ * CPU's @stock locked.  counter includes the units parked in stocks;
+ * those of this CPU are subtracted, so on one CPU the peak is exact, and
+ * on N CPUs at most (N - 1) * 2 * MOB_STOCK_BATCH above the true mark.
+ */
+static void mob_update_peaks(struct mob_stock *stock, struct dentry_mob *mob)
 {
 	struct dentry_mob *p;
 
+	for (p = mob; parent_mob(p); p = parent_mob(p)) {
+		s64 cur = atomic64_read(&p->counter);
+
+		if (stock->cached && mob_under(stock->cached, p))
+			cur -= stock->nr;
+		mob_update_peak(p, cur);
+	}
+}
+
+static struct mob_stock *mob_stock_lock(void)
+{
+	struct mob_stock *stock = get_cpu_ptr(&mob_stock);
+
+	spin_lock(&stock->lock);
+	return stock;
+}
+
+static void mob_stock_unlock(struct mob_stock *stock)
+{
+	spin_unlock(&stock->lock);
+	put_cpu_ptr(&mob_stock);
+}
+
+static void mob_charge(struct dentry_mob *mob, long nr)
+{
+	struct mob_stock *stock;
+	struct dentry_mob *p;
+
 	for (p = mob; parent_mob(p); p = parent_mob(p))
-		mob_update_peak(p, atomic64_add_return(nr, &p->counter));
+		atomic64_add(nr, &p->counter);
+	stock = mob_stock_lock();
+	mob_update_peaks(stock, mob);
+	mob_stock_unlock(stock);
 }
 
 static void mob_uncharge(struct dentry_mob *mob, long nr)
@@ -208,31 +316,189 @@ static long mob_batch(struct dentry_mob *mob)
 }
 
 /*
- * Charge one dentry to @mob and its ancestors, each within its limit, or
- * with @slack within its limit plus two reclaim batches.  Returns NULL on
- * success, or the cgroup whose limit refused the charge.
+ * Charge @nr dentries to @mob and its ancestors, each within its limit,
+ * or with @slack within its limit plus two reclaim batches.  Returns NULL
+ * on success, or the cgroup whose limit refused the charge.
  */
-static struct dentry_mob *mob_try_charge(struct dentry_mob *mob, bool slack)
+static struct dentry_mob *mob_try_charge(struct dentry_mob *mob, long nr,
+					 bool slack)
 {
 	struct dentry_mob *p, *q;
 
 	for (p = mob; parent_mob(p); p = parent_mob(p)) {
-		s64 new = atomic64_add_return(1, &p->counter);
+		s64 new = atomic64_add_return(nr, &p->counter);
 		s64 limit = atomic64_read(&p->limit);
 
 		if (slack && limit < DENTRY_MOB_MAX - 2 * 1024)
 			limit += 2 * mob_batch(p);
 		if (new > limit)
 			goto revert;
-		mob_update_peak(p, new);
 	}
 	return NULL;
 
 revert:
 	for (q = mob; q != p; q = parent_mob(q))
-		atomic64_dec(&q->counter);
-	atomic64_dec(&p->counter);
+		atomic64_sub(nr, &q->counter);
+	atomic64_sub(nr, &p->counter);
 	return p;
+}
+
+/* A batch for the stock, or 1 if a limit at or above @mob is small. */
+static long mob_stock_batch(struct dentry_mob *mob)
+{
+	s64 min = MOB_STOCK_MIN_LIMIT * (s64)num_possible_cpus();
+	struct dentry_mob *p;
+
+	for (p = mob; parent_mob(p); p = parent_mob(p))
+		if (atomic64_read(&p->limit) < min)
+			return 1;
+	return MOB_STOCK_BATCH;
+}
+
+/* Give back what @stock holds and cache @mob, with its reference. */
+static void mob_stock_set(struct mob_stock *stock, struct dentry_mob *mob,
+			  unsigned int nr)
+{
+	struct dentry_mob *old = stock->cached;
+
+	if (old != mob) {
+		if (old) {
+			if (stock->nr)
+				mob_uncharge(old, stock->nr);
+			css_put(&old->css);
+		}
+		if (mob)
+			css_get(&mob->css);
+		stock->cached = mob;
+	} else if (stock->nr) {
+		mob_uncharge(old, stock->nr);
+	}
+	stock->nr = nr;
+}
+
+/*
+ * Is every level of @mob at or under its limit?  Units parked in a stock
+ * are inside counter, so taking one never takes a level past its max; but
+ * a level may already be over it (forced charges, a lowered max), and
+ * then a charge must go the slow way, which reclaims.  Reads only.
+ */
+static bool mob_within_limits(struct dentry_mob *mob)
+{
+	struct dentry_mob *p;
+
+	for (p = mob; parent_mob(p); p = parent_mob(p))
+		if (atomic64_read(&p->counter) > atomic64_read(&p->limit))
+			return false;
+	return true;
+}
+
+/*
+ * Charge one dentry to @mob, from this CPU's stock if it holds a unit of
+ * @mob, else a batch (or one) from the counters, with @slack as
+ * mob_try_charge().  Returns NULL or the cgroup whose limit refused it.
+ */
+static struct dentry_mob *mob_charge_one(struct dentry_mob *mob, bool slack)
+{
+	struct mob_stock *stock = mob_stock_lock();
+	struct dentry_mob *over;
+	long batch;
+
+	if (stock->cached == mob && stock->nr) {
+		if (likely(mob_within_limits(mob))) {
+			stock->nr--;
+			mob_update_peaks(stock, mob);
+			mob_stock_unlock(stock);
+			return NULL;
+		}
+		/* Over a limit: parked units are no licence to grow. */
+		mob_stock_set(stock, mob, 0);
+	}
+	batch = slack ? 1 : mob_stock_batch(mob);
+	over = mob_try_charge(mob, batch, slack);
+	if (over && batch > 1) {
+		batch = 1;
+		over = mob_try_charge(mob, 1, slack);
+	}
+	if (!over) {
+		if (batch > 1)
+			mob_stock_set(stock, mob, batch - 1);
+		mob_update_peaks(stock, mob);
+	}
+	mob_stock_unlock(stock);
+	return over;
+}
+
+/* Give one dentry's charge back, to this CPU's stock if it holds @mob. */
+static void mob_uncharge_one(struct dentry_mob *mob)
+{
+	struct mob_stock *stock = mob_stock_lock();
+
+	if (stock->cached == mob) {
+		if (++stock->nr > 2 * MOB_STOCK_BATCH) {
+			mob_uncharge(mob, stock->nr - MOB_STOCK_BATCH);
+			stock->nr = MOB_STOCK_BATCH;
+		}
+	} else {
+		mob_uncharge(mob, 1);
+	}
+	mob_stock_unlock(stock);
+}
+
+/*
+ * Take back the units parked in every CPU's stock for @over and the mobs
+ * below it; with @forget, also drop the stocks' references to @over (its
+ * css_offline).  Returns how many units went back.  O(possible CPUs).
+ */
+static long mob_drain_stocks(struct dentry_mob *over, bool forget)
+{
+	long n = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct mob_stock *stock = per_cpu_ptr(&mob_stock, cpu);
+
+		if (!READ_ONCE(stock->cached))
+			continue;
+		spin_lock(&stock->lock);
+		if (stock->cached && mob_under(stock->cached, over)) {
+			n += stock->nr;
+			if (forget && stock->cached == over)
+				mob_stock_set(stock, NULL, 0);
+			else
+				mob_stock_set(stock, stock->cached, 0);
+		}
+		spin_unlock(&stock->lock);
+	}
+	return n;
+}
+
+/*
+ * The units parked in stocks for @mob and the mobs below it, which its
+ * counter includes: racy, exact when no charge is in flight.  A stock's
+ * mob is freed only after a grace period (css_free), so it may be looked
+ * at under rcu_read_lock().
+ */
+static s64 mob_parked(struct dentry_mob *mob)
+{
+	s64 n = 0;
+	int cpu;
+
+	rcu_read_lock();
+	for_each_possible_cpu(cpu) {
+		struct mob_stock *stock = per_cpu_ptr(&mob_stock, cpu);
+		struct dentry_mob *cached = READ_ONCE(stock->cached);
+
+		if (cached && mob_under(cached, mob))
+			n += READ_ONCE(stock->nr);
+	}
+	rcu_read_unlock();
+	return n;
+}
+
+/* dentry.current: the counter less what stocks hold for it. */
+static s64 mob_current(struct dentry_mob *mob)
+{
+	return max_t(s64, atomic64_read(&mob->counter) - mob_parked(mob), 0);
 }
 
 /*
@@ -260,7 +526,7 @@ static long mob_reclaim(struct dentry_mob *over, long nr_to_reclaim)
 			busy = true;
 		else
 			freed += n;
-		atomic64_add(max(n, 0L), &mob->stat[DMOB_STAT_RECLAIMED]);
+		mob_stat_add(mob, DMOB_STAT_RECLAIMED, max(n, 0L));
 		rcu_read_lock();
 		css_put(pos);
 		if (freed >= nr_to_reclaim)
@@ -354,11 +620,15 @@ struct dentry_mob *dentry_mob_charge(struct dentry *parent)
 		return NULL;
 
 	for (;;) {
-		over = mob_try_charge(mob, false);
+		over = mob_charge_one(mob, false);
 		if (!over)
 			return mob;
+		/* units parked in other CPUs' stocks are not in use */
+		if (mob_drain_stocks(over, false) &&
+		    !mob_charge_one(mob, false))
+			return mob;
 		if (!mob_may_reclaim()) {
-			struct dentry_mob *refused = mob_try_charge(mob, true);
+			struct dentry_mob *refused = mob_charge_one(mob, true);
 
 			if (!refused) {
 				mob_reclaim_async(over);
@@ -385,7 +655,7 @@ void dentry_mob_cancel(struct dentry_mob *mob)
 {
 	if (!mob)
 		return;
-	mob_uncharge(mob, 1);
+	mob_uncharge_one(mob);
 	css_put(&mob->css);
 }
 
@@ -403,10 +673,10 @@ void dentry_mob_transfer(struct dentry_mob *from, struct dentry_mob *to)
 	if (to) {
 		css_get(&to->css);
 		mob_charge(to, 1);
-		atomic64_inc(&to->stat[DMOB_STAT_MIGRATED_IN]);
+		mob_stat_add(to, DMOB_STAT_MIGRATED_IN, 1);
 	}
 	if (from) {
-		atomic64_inc(&from->stat[DMOB_STAT_MIGRATED_OUT]);
+		mob_stat_add(from, DMOB_STAT_MIGRATED_OUT, 1);
 		dentry_mob_cancel(from);
 	}
 }
@@ -422,9 +692,9 @@ void dentry_mob_transfer(struct dentry_mob *from, struct dentry_mob *to)
 void dentry_mob_stat_add(struct dentry_mob *mob, int unused, int negative)
 {
 	if (unused)
-		atomic64_add(unused, &mob->stat[DMOB_STAT_UNUSED]);
+		mob_stat_add(mob, DMOB_STAT_UNUSED, unused);
 	if (negative)
-		atomic64_add(negative, &mob->stat[DMOB_STAT_NEGATIVE]);
+		mob_stat_add(mob, DMOB_STAT_NEGATIVE, negative);
 }
 
 /**
@@ -520,8 +790,12 @@ static void mob_reclaim_to_limit(struct dentry_mob *mob)
 		int passes = DENTRY_MOB_RECLAIM_RETRIES;
 
 		while (passes--) {
-			s64 excess = atomic64_read(&p->counter) -
-				     atomic64_read(&p->limit);
+			s64 excess;
+
+			/* what reclaim frees may park in stocks: count it */
+			mob_drain_stocks(p, false);
+			excess = atomic64_read(&p->counter) -
+				 atomic64_read(&p->limit);
 
 			if (excess <= 0 || signal_pending(current))
 				break;
@@ -800,7 +1074,7 @@ static int dentry_max_show(struct seq_file *sf, void *v)
 static s64 dentry_current_read(struct cgroup_subsys_state *css,
 			       struct cftype *cft)
 {
-	return atomic64_read(&css_mob(css)->counter);
+	return mob_current(css_mob(css));
 }
 
 #define DMOB_PEAK_UNSET (-1UL)
@@ -859,7 +1133,7 @@ static ssize_t dentry_peak_write(struct kernfs_open_file *of, char *buf,
 	s64 cur, old;
 
 	spin_lock(&mob->peaks_lock);
-	cur = max_t(s64, atomic64_read(&mob->counter), 0);
+	cur = mob_current(mob);
 	old = READ_ONCE(mob->local_peak);
 	WRITE_ONCE(mob->local_peak, cur);
 	if (cur > READ_ONCE(mob->peak))
@@ -901,15 +1175,15 @@ static int dentry_stat_show(struct seq_file *sf, void *v)
 	struct dentry_mob *mob = css_mob(seq_css(sf));
 
 	seq_printf(sf, "unused %lld\n",
-		   (s64)atomic64_read(&mob->stat[DMOB_STAT_UNUSED]));
+		   mob_stat_read(mob, DMOB_STAT_UNUSED));
 	seq_printf(sf, "negative %lld\n",
-		   (s64)atomic64_read(&mob->stat[DMOB_STAT_NEGATIVE]));
+		   mob_stat_read(mob, DMOB_STAT_NEGATIVE));
 	seq_printf(sf, "reclaimed %lld\n",
-		   (s64)atomic64_read(&mob->stat[DMOB_STAT_RECLAIMED]));
+		   mob_stat_read(mob, DMOB_STAT_RECLAIMED));
 	seq_printf(sf, "migrated_in %lld\n",
-		   (s64)atomic64_read(&mob->stat[DMOB_STAT_MIGRATED_IN]));
+		   mob_stat_read(mob, DMOB_STAT_MIGRATED_IN));
 	seq_printf(sf, "migrated_out %lld\n",
-		   (s64)atomic64_read(&mob->stat[DMOB_STAT_MIGRATED_OUT]));
+		   mob_stat_read(mob, DMOB_STAT_MIGRATED_OUT));
 	return 0;
 }
 
@@ -931,6 +1205,8 @@ static void dentry_css_offline(struct cgroup_subsys_state *css)
 	struct dentry_mob *mob = css_mob(css);
 	struct dentry_mob_binding *b, *tmp;
 
+	/* no charge refills a stock for @mob any more: css_tryget() fails */
+	mob_drain_stocks(mob, true);
 	spin_lock(&mob->bindings_lock);
 	mob->offline = true;
 	list_for_each_entry_safe(b, tmp, &mob->bindings, mob_node) {

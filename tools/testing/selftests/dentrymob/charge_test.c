@@ -15,6 +15,9 @@
 #include <linux/loop.h>
 #include <sys/ioctl.h>
 
+#include <sched.h>
+#include <sys/wait.h>
+
 #include "kselftest_harness.h"
 #include "dentrymob_util.h"
 
@@ -268,6 +271,72 @@ TEST_F_TIMEOUT(charge, hierarchical_max, DM_TIMEOUT)
 	EXPECT_EQ(5, dm_create_files(t, "c", 0, 100, &err));
 	EXPECT_EQ(ENOMEM, err);
 	EXPECT_EQ(45, dm_current(p));
+}
+
+/* Run the rest of this process on @cpu, or on the last CPU if -1. */
+static void on_cpu(struct __test_metadata *_metadata, int cpu)
+{
+	cpu_set_t set;
+
+	if (cpu < 0)
+		cpu = sysconf(_SC_NPROCESSORS_ONLN) - 1;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
+}
+
+/*
+ * Issue "Fast at scale" point 4: the per-CPU charge stock keeps
+ * dentry.current and dentry.peak exact, and never causes an ENOMEM that
+ * charging one by one would not.  Two siblings a and b share the
+ * parent's max of 1000, above the size under which charges go one by one
+ * (128 per possible CPU), so each charge takes a batch of 32 into the
+ * CPU's stock.  a creates 100 files on tmpfs (every dentry pinned) on the
+ * first CPU, and leaves units in its stock that the counters include; b
+ * then fills up on the last CPU and must reach the parent's limit
+ * exactly: root + 100 for a, root + 898 for b, and the 899th file ENOMEM.
+ * On one CPU b's first batch gives a's units back; on two (GUEST_SMP=2)
+ * they stay in the other CPU's stock, and b's charge at the limit must
+ * drain it.  current and peak must not count the parked units either.
+ */
+TEST_F_TIMEOUT(charge, stock_no_false_enomem, DM_TIMEOUT)
+{
+	const char *p = dm_cg(_metadata, &self->ctx, NULL, "p");
+	char mnt[DM_PATH], ta[DM_PATH], tb[DM_PATH];
+	const char *a, *b;
+	int err, status;
+	pid_t pid;
+
+	dm_cg_enable(_metadata, p);
+	a = dm_cg(_metadata, &self->ctx, p, "a");
+	b = dm_cg(_metadata, &self->ctx, p, "b");
+	dm_mount_tmpfs(_metadata, &self->ctx, dm_join(mnt, self->ctx.base, "mnt"));
+	ASSERT_EQ(0, mkdir(dm_join(ta, mnt, "a"), 0755));
+	ASSERT_EQ(0, mkdir(dm_join(tb, mnt, "b"), 0755));
+	ASSERT_EQ(0, dm_bind(&self->ctx, a, ta));
+	ASSERT_EQ(0, dm_bind(&self->ctx, b, tb));
+	ASSERT_EQ(0, dm_set_max(p, 1000));
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		on_cpu(_metadata, 0);
+		_exit(dm_create_files(ta, "f", 0, 100, &err) == 100 ? 0 : 1);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(0, status);
+	EXPECT_EQ(101, dm_current(a));
+	EXPECT_EQ(102, dm_current(p));
+	EXPECT_EQ(102, dm_read_limit(p, "dentry.peak"));
+
+	on_cpu(_metadata, -1);
+	EXPECT_EQ(898, dm_create_files(tb, "f", 0, 2000, &err));
+	EXPECT_EQ(ENOMEM, err);
+	EXPECT_EQ(101, dm_current(a));
+	EXPECT_EQ(899, dm_current(b));
+	EXPECT_EQ(1000, dm_current(p));
+	EXPECT_EQ(1000, dm_read_limit(p, "dentry.peak"));
+	EXPECT_EQ(899, dm_read_limit(b, "dentry.peak"));
 }
 
 struct attack_result {
