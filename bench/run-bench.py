@@ -674,6 +674,16 @@ def report(times):
               ' (target ≤ 1.2: %s)' % verdict(r[2], 1.2, False)))
     w('- hot negatives during a flood at the limit: %s %% of hits kept '
       '(target ≥ 95 %%: %s)' % (fmt(hit), verdict(hit, 95.0, True)))
+    # Point 4 runs apart (make bench-smp: four CPUs, wall time).
+    try:
+        with open(SMP_OUT) as f:
+            m = re.search(r'^- patched / base over both boots: (.*)$',
+                          f.read(), re.M)
+        w('- four CPUs charging one mob (make bench-smp, bench/smp.md): '
+          'patched / base %s' % (m.group(1) if m else 'n/a'))
+    except FileNotFoundError:
+        w('- four CPUs charging one mob: bench/smp.md not written yet '
+          '(make bench-smp)')
     ci, co = (med(data, 'patched', 'ovlmiss.in.cold'),
               med(data, 'patched', 'ovlmiss.out.cold'))
     w('- cold miss in an overlay in a mob: %s x one outside a mob (no target)'

@@ -24,6 +24,7 @@
 #include <linux/fs.h>
 #include <linux/kdev_t.h>
 #include <linux/list_lru.h>
+#include <linux/memcontrol.h>
 #include <linux/mutex.h>
 #include <linux/namei.h>
 #include <linux/rculist.h>
@@ -397,7 +398,8 @@ static bool mob_within_limits(struct dentry_mob *mob)
  * @mob, else a batch (or one) from the counters, with @slack as
  * mob_try_charge().  Returns NULL or the cgroup whose limit refused it.
  */
-static struct dentry_mob *mob_charge_one(struct dentry_mob *mob, bool slack)
+static struct dentry_mob *mob_charge_one(struct dentry_mob *mob, bool slack,
+					 bool *refilled)
 {
 	struct mob_stock *stock = mob_stock_lock();
 	struct dentry_mob *over;
@@ -423,9 +425,28 @@ static struct dentry_mob *mob_charge_one(struct dentry_mob *mob, bool slack)
 		if (batch > 1)
 			mob_stock_set(stock, mob, batch - 1);
 		mob_update_peaks(stock, mob);
+		*refilled = true;
 	}
 	mob_stock_unlock(stock);
 	return over;
+}
+
+/*
+ * Make the list of this task's memory cgroup in @mob's LRU now, where
+ * the charge may sleep, so that the dentry's first dput() need not make
+ * it under d_lock (d_mob_lru_add(), GFP_NOWAIT).  Once per refill of the
+ * stock: an xa_load() once the list exists.
+ */
+static void mob_lru_prepare(struct dentry_mob *mob)
+{
+#ifdef CONFIG_MEMCG
+	struct mem_cgroup *memcg = get_mem_cgroup_from_current();
+
+	if (memcg) {
+		memcg_list_lru_alloc(memcg, &mob->lru, GFP_KERNEL);
+		mem_cgroup_put(memcg);
+	}
+#endif
 }
 
 /* Give one dentry's charge back, to this CPU's stock if it holds @mob. */
@@ -615,34 +636,40 @@ struct dentry_mob *dentry_mob_charge(struct dentry *parent)
 	struct dentry_mob *mob = d_mob_get(parent);
 	struct dentry_mob *over;
 	int retries = DENTRY_MOB_RECLAIM_RETRIES;
+	bool refilled = false;
 
 	if (!mob)
 		return NULL;
 
 	for (;;) {
-		over = mob_charge_one(mob, false);
+		over = mob_charge_one(mob, false, &refilled);
 		if (!over)
-			return mob;
+			break;
 		/* units parked in other CPUs' stocks are not in use */
 		if (mob_drain_stocks(over, false) &&
-		    !mob_charge_one(mob, false))
-			return mob;
+		    !mob_charge_one(mob, false, &refilled))
+			break;
 		if (!mob_may_reclaim()) {
-			struct dentry_mob *refused = mob_charge_one(mob, true);
+			struct dentry_mob *refused = mob_charge_one(mob, true,
+								    &refilled);
 
 			if (!refused) {
 				mob_reclaim_async(over);
 				return mob;
 			}
-			over = refused;
-			break;
+			mob_event(refused);
+			css_put(&mob->css);
+			return ERR_PTR(-ENOMEM);
 		}
-		if (!retries-- || mob_reclaim(over, mob_batch(over)) <= 0)
-			break;
+		if (!retries-- || mob_reclaim(over, mob_batch(over)) <= 0) {
+			mob_event(over);
+			css_put(&mob->css);
+			return ERR_PTR(-ENOMEM);
+		}
 	}
-	mob_event(over);
-	css_put(&mob->css);
-	return ERR_PTR(-ENOMEM);
+	if (refilled && mob_may_reclaim())
+		mob_lru_prepare(mob);
+	return mob;
 }
 
 /**
@@ -660,24 +687,32 @@ void dentry_mob_cancel(struct dentry_mob *mob)
 }
 
 /**
- * dentry_mob_transfer - move the charge of one dentry
- * @from: the mob it was charged to, or NULL
+ * dentry_mob_transfer - move the charges of dentries to another mob
+ * @from: the mob they were charged to, or NULL
  * @to: the mob to charge instead, or NULL
+ * @nr: how many dentries
  *
  * The charge is forced: a rename or bind has already happened and must
- * not fail, so @to may go over its limit until its next reclaim.
+ * not fail, so @to may go over its limit until its next reclaim.  Each
+ * dentry's css reference moves too.  A migration walk moves a batch of
+ * dentries at once, so each level's counter is written once per batch.
  * Callable under spinlocks.
  */
-void dentry_mob_transfer(struct dentry_mob *from, struct dentry_mob *to)
+void dentry_mob_transfer(struct dentry_mob *from, struct dentry_mob *to,
+			 long nr)
 {
 	if (to) {
-		css_get(&to->css);
-		mob_charge(to, 1);
-		mob_stat_add(to, DMOB_STAT_MIGRATED_IN, 1);
+		css_get_many(&to->css, nr);
+		mob_charge(to, nr);
+		mob_stat_add(to, DMOB_STAT_MIGRATED_IN, nr);
 	}
 	if (from) {
-		mob_stat_add(from, DMOB_STAT_MIGRATED_OUT, 1);
-		dentry_mob_cancel(from);
+		mob_stat_add(from, DMOB_STAT_MIGRATED_OUT, nr);
+		if (nr == 1)
+			mob_uncharge_one(from);
+		else
+			mob_uncharge(from, nr);
+		css_put_many(&from->css, nr);
 	}
 }
 
