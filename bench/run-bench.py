@@ -926,6 +926,32 @@ def smp_report(seconds):
         w('- patched / base over both boots: %s (A/A noise: ±%s %%)' % (
             fmt(ratio, 3), fmt(100 * noise if noise is not None else None)))
     w('')
+    w('When the A/A noise is wider than the difference, the ratio says '
+      'nothing: under TCG on an oversubscribed host (4 vCPUs on 2 cores, '
+      'other jobs running) one operation costs about a millisecond of wall '
+      'time, and that time is mostly the host\'s scheduling. What the '
+      'stock changes is read from the code (docs/design/core.md §5.2.1): '
+      'shared read-modify-writes per creat+unlink, d levels below the '
+      'root:')
+    w('')
+    w('| | before the stock | with it |')
+    w('|---|---|---|')
+    w('| `counter`, per level | 2 (charge, uncharge) | 1 per refill of 32 + 1 '
+      'per return of 32: ≈ 1/16 |')
+    w('| dentry.stat `unused`, `negative` (the mob) | 2 to 4 atomic adds | '
+      '0 (per-CPU counters) |')
+    w('| css reference (`css_tryget`, `css_put`) | per-CPU percpu_ref '
+      'operations | the same |')
+    w('| the stock\'s own lock | — | this CPU\'s, twice: a local line, '
+      'shared only with a drain at a limit |')
+    w('| a migration, per dentry moved | 2 per level | 2 per level per '
+      'batch of up to 64 |')
+    w('')
+    w('`dentry.current` read after the run equals the dentries that exist '
+      '(the bound root and the four directories); `dentry.peak` reads up to '
+      '(N - 1) × 64 above the true mark, as documented, since it counts the '
+      'units the other CPUs held.')
+    w('')
     for i in infos:
         w('- `%s`' % i)
     w('')

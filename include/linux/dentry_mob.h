@@ -73,7 +73,7 @@ DECLARE_STATIC_KEY_FALSE(dentry_mob_in_use);
 
 /* kernel/cgroup/dentry.c */
 struct dentry_mob *dentry_mob_charge(struct dentry *parent);
-void dentry_mob_cancel(struct dentry_mob *mob);
+void dentry_mob_uncharge(struct dentry_mob *mob);
 void dentry_mob_transfer(struct dentry_mob *from, struct dentry_mob *to,
 			 long nr);
 void dentry_mob_stat_add(struct dentry_mob *mob, int unused, int negative);
@@ -133,7 +133,7 @@ static inline struct dentry_mob *dentry_mob_charge(struct dentry *parent)
 	return NULL;
 }
 
-static inline void dentry_mob_cancel(struct dentry_mob *mob)
+static inline void dentry_mob_uncharge(struct dentry_mob *mob)
 {
 }
 

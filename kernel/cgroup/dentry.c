@@ -48,8 +48,10 @@
 #define DENTRY_MOB_RECLAIM_RETRIES	8
 
 enum dentry_mob_event {
-	/* An allocation failed because this cgroup's limit was hit. */
+	/* An allocation hit this cgroup's limit (reclaim may have helped). */
 	DMOB_EVENT_MAX,
+	/* An allocation failed at this cgroup's limit. */
+	DMOB_EVENT_FAIL,
 	NR_DMOB_EVENTS,
 };
 
@@ -84,7 +86,10 @@ struct dentry_mob {
 	spinlock_t peaks_lock;		/* resets, and the list of peaks */
 	struct list_head peaks;
 
-	/* Limit hits in this subtree (events) and at this limit (local). */
+	/*
+	 * Limit hits and refused allocations in this subtree (events) and
+	 * at this cgroup's own limit (events_local).
+	 */
 	atomic64_t events[NR_DMOB_EVENTS];
 	atomic64_t events_local[NR_DMOB_EVENTS];
 	struct cgroup_file events_file;
@@ -557,15 +562,20 @@ static long mob_reclaim(struct dentry_mob *over, long nr_to_reclaim)
 	return freed ?: busy;
 }
 
-/* Count a failed allocation at @over's limit, as pids_event() does. */
-static void mob_event(struct dentry_mob *over)
+/*
+ * Count @event at @over's limit, as memcg_memory_event() does: in @over's
+ * events.local, and in the events of @over and every ancestor.  "max"
+ * counts every allocation that hit the limit, so an operator sees the
+ * pressure before anything fails; "fail" the allocations refused.
+ */
+static void mob_event(struct dentry_mob *over, enum dentry_mob_event event)
 {
 	struct dentry_mob *p;
 
-	atomic64_inc(&over->events_local[DMOB_EVENT_MAX]);
+	atomic64_inc(&over->events_local[event]);
 	cgroup_file_notify(&over->events_local_file);
 	for (p = over; parent_mob(p); p = parent_mob(p)) {
-		atomic64_inc(&p->events[DMOB_EVENT_MAX]);
+		atomic64_inc(&p->events[event]);
 		cgroup_file_notify(&p->events_file);
 	}
 }
@@ -608,7 +618,7 @@ static void mob_reclaim_async(struct dentry_mob *over)
  * dentry holds a reference on its mob but may be moved to another one at
  * any time; the css is freed only after a grace period.
  */
-static struct dentry_mob *d_mob_get(struct dentry *dentry)
+static struct dentry_mob *mob_tryget_of(struct dentry *dentry)
 {
 	struct dentry_mob *mob;
 
@@ -633,7 +643,7 @@ static struct dentry_mob *d_mob_get(struct dentry *dentry)
  */
 struct dentry_mob *dentry_mob_charge(struct dentry *parent)
 {
-	struct dentry_mob *mob = d_mob_get(parent);
+	struct dentry_mob *mob = mob_tryget_of(parent);
 	struct dentry_mob *over;
 	int retries = DENTRY_MOB_RECLAIM_RETRIES;
 	bool refilled = false;
@@ -645,6 +655,8 @@ struct dentry_mob *dentry_mob_charge(struct dentry *parent)
 		over = mob_charge_one(mob, false, &refilled);
 		if (!over)
 			break;
+		if (retries == DENTRY_MOB_RECLAIM_RETRIES)
+			mob_event(over, DMOB_EVENT_MAX);
 		/* units parked in other CPUs' stocks are not in use */
 		if (mob_drain_stocks(over, false) &&
 		    !mob_charge_one(mob, false, &refilled))
@@ -657,12 +669,12 @@ struct dentry_mob *dentry_mob_charge(struct dentry *parent)
 				mob_reclaim_async(over);
 				return mob;
 			}
-			mob_event(refused);
+			mob_event(refused, DMOB_EVENT_FAIL);
 			css_put(&mob->css);
 			return ERR_PTR(-ENOMEM);
 		}
 		if (!retries-- || mob_reclaim(over, mob_batch(over)) <= 0) {
-			mob_event(over);
+			mob_event(over, DMOB_EVENT_FAIL);
 			css_put(&mob->css);
 			return ERR_PTR(-ENOMEM);
 		}
@@ -673,12 +685,12 @@ struct dentry_mob *dentry_mob_charge(struct dentry *parent)
 }
 
 /**
- * dentry_mob_cancel - drop the charge and reference of one dentry
+ * dentry_mob_uncharge - uncharge one dentry from its mob and every ancestor
  * @mob: the mob, or NULL
  *
  * Callable under spinlocks: it is the uncharge in __dentry_kill().
  */
-void dentry_mob_cancel(struct dentry_mob *mob)
+void dentry_mob_uncharge(struct dentry_mob *mob)
 {
 	if (!mob)
 		return;
@@ -840,23 +852,40 @@ static void mob_reclaim_to_limit(struct dentry_mob *mob)
 	}
 }
 
-static int mob_bind(struct dentry_mob *mob, const struct path *path)
+/*
+ * Bind @root to @mob with a new binding: d_mob_bind() for a directory
+ * bound by dentry.root (which also walks what is cached below it and
+ * adopts the mounts there), d_mob_bind_root() for a filesystem joining
+ * (whose caller walks).  A mountpoint is in a mob only once something is
+ * bound, so the static key is on for a join.
+ */
+static int mob_bind_root(struct dentry_mob *mob, struct dentry *root,
+			 bool walk)
 {
-	struct inode *inode = d_inode(path->dentry);
 	struct dentry_mob_binding *b;
 	int err;
 
 	b = kzalloc(sizeof(*b), GFP_KERNEL);
 	if (!b)
 		return -ENOMEM;
+	err = walk ? d_mob_bind(root, mob, b) : d_mob_bind_root(root, mob, b);
+	if (err)
+		kfree(b);
+	return err;
+}
 
+static int mob_bind(struct dentry_mob *mob, const struct path *path)
+{
+	struct inode *inode = d_inode(path->dentry);
+	int err;
+
+	/* Before the inode lock: it takes cpus_read_lock(). */
 	static_branch_enable(&dentry_mob_in_use);
 	/* vfs_rmdir() holds it from ->rmdir() to d_mob_removed(). */
 	inode_lock_shared(inode);
-	err = IS_DEADDIR(inode) ? -ENOENT : d_mob_bind(path->dentry, mob, b);
+	err = IS_DEADDIR(inode) ? -ENOENT :
+	      mob_bind_root(mob, path->dentry, true);
 	inode_unlock_shared(inode);
-	if (err)
-		kfree(b);
 	if (err == -EEXIST)
 		return 0;
 	if (!err)
@@ -884,17 +913,12 @@ static int mob_bind(struct dentry_mob *mob, const struct path *path)
  */
 bool dentry_mob_join(struct dentry *mountpoint, struct dentry *root)
 {
-	struct dentry_mob *mob = d_mob_get(mountpoint);
-	struct dentry_mob_binding *b;
-	bool joined = false;
+	struct dentry_mob *mob = mob_tryget_of(mountpoint);
+	bool joined;
 
 	if (!mob)
 		return false;
-	b = kzalloc(sizeof(*b), GFP_KERNEL);
-	if (b && !d_mob_bind_root(root, mob, b))
-		joined = true;
-	else
-		kfree(b);
+	joined = !mob_bind_root(mob, root, false);
 	css_put(&mob->css);
 	return joined;
 }
@@ -1183,21 +1207,22 @@ static ssize_t dentry_peak_write(struct kernfs_open_file *of, char *buf,
 	return nbytes;
 }
 
+static void mob_events_show(struct seq_file *sf, atomic64_t *events)
+{
+	seq_printf(sf, "max %lld\n", (s64)atomic64_read(&events[DMOB_EVENT_MAX]));
+	seq_printf(sf, "fail %lld\n",
+		   (s64)atomic64_read(&events[DMOB_EVENT_FAIL]));
+}
+
 static int dentry_events_show(struct seq_file *sf, void *v)
 {
-	struct dentry_mob *mob = css_mob(seq_css(sf));
-
-	seq_printf(sf, "max %lld\n",
-		   (s64)atomic64_read(&mob->events[DMOB_EVENT_MAX]));
+	mob_events_show(sf, css_mob(seq_css(sf))->events);
 	return 0;
 }
 
 static int dentry_events_local_show(struct seq_file *sf, void *v)
 {
-	struct dentry_mob *mob = css_mob(seq_css(sf));
-
-	seq_printf(sf, "max %lld\n",
-		   (s64)atomic64_read(&mob->events_local[DMOB_EVENT_MAX]));
+	mob_events_show(sf, css_mob(seq_css(sf))->events_local);
 	return 0;
 }
 

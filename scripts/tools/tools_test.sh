@@ -432,7 +432,7 @@ ctr() {
 		check "$row $what: the mob is exactly full: dentry.current = $CMAX" \
 			test "$cur" = "$CMAX"
 		check "$row $what: dentry.events counted the refusal" \
-			test "$(sed -n 's/^max //p' "$cg/dentry.events")" -ge 1 ;;
+			test "$(sed -n 's/^fail //p' "$cg/dentry.events")" -ge 1 ;;
 	yes*)
 		check "$row $what: outside the mob, the mkdir loop was not stopped ($n levels)" \
 			test "$count" = "$n" ;;

@@ -485,11 +485,21 @@ static inline long dm_read_key(const char *cg, const char *file,
 	return found;
 }
 
-/* "max N" of dentry.events (@local: dentry.events.local), or -errno */
+/*
+ * "max N" of dentry.events (@local: dentry.events.local): allocations that
+ * hit the limit, whether reclaim then made room or not; or -errno
+ */
 static inline long dm_events(const char *cg, bool local)
 {
 	return dm_read_key(cg, local ? "dentry.events.local" : "dentry.events",
 			   "max");
+}
+
+/* "fail N" of dentry.events (@local: .local): allocations refused */
+static inline long dm_events_fail(const char *cg, bool local)
+{
+	return dm_read_key(cg, local ? "dentry.events.local" : "dentry.events",
+			   "fail");
 }
 
 /* A key of dentry.stat, or -errno */

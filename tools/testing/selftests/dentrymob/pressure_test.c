@@ -139,6 +139,7 @@ TEST_F_TIMEOUT(pressure, memcg_limit_reclaims_mob, DM_TIMEOUT)
 	EXPECT_EQ(cur, dm_stat(mob, "unused"));
 	EXPECT_EQ(0, dm_stat(mob, "reclaimed"));
 	EXPECT_EQ(0, dm_events(mob, false));
+	EXPECT_EQ(0, dm_events_fail(mob, false));
 }
 
 TEST_HARNESS_MAIN
