@@ -980,7 +980,8 @@ def main():
             if not os.path.exists(image):
                 sys.exit('bench: %s is missing' % image)
         for old in os.listdir(B):
-            if old.startswith('bench-console-'):
+            # not make bench-smp's or make bench-locks' consoles
+            if re.match(r'bench-console-(base|patched)-\d+\.log$', old):
                 os.unlink(os.path.join(B, old))
         times = run_all()
     report(times)
