@@ -85,6 +85,7 @@ struct dentry_mob_binding *dentry_mob_binding_claim(struct dentry_mob *mob,
 void dentry_mob_binding_free(struct dentry_mob_binding *b);
 bool dentry_mob_join(struct dentry *mountpoint, struct dentry *root);
 struct list_lru *dentry_mob_lru(struct dentry_mob *mob);
+void dentry_mob_prepare_lru(struct dentry *dentry);
 
 /* fs/dcache.c */
 int d_mob_bind_root(struct dentry *root, struct dentry_mob *mob,

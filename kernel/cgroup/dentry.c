@@ -631,6 +631,25 @@ static struct dentry_mob *mob_tryget_of(struct dentry *dentry)
 }
 
 /**
+ * dentry_mob_prepare_lru - make @dentry's mob's LRU ready for this task
+ * @dentry: a dentry whose children a walk is about to move into its mob
+ *
+ * A migration walk moves unused dentries to the LRU of their new mob
+ * under d_lock, where the list of their memory cgroup in that LRU can
+ * only be made without sleeping.  The dentries a task moves are mostly
+ * its memory cgroup's: make that list here, where sleeping is allowed.
+ */
+void dentry_mob_prepare_lru(struct dentry *dentry)
+{
+	struct dentry_mob *mob = mob_tryget_of(dentry);
+
+	if (mob) {
+		mob_lru_prepare(mob);
+		css_put(&mob->css);
+	}
+}
+
+/**
  * dentry_mob_charge - charge a new dentry below @parent
  * @parent: the parent of the dentry about to be allocated
  *
