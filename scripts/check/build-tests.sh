@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # Build the dentrymob selftests into build/tests/, static, so the guest needs
 # no libraries.  They are built from the overlaid copy in build/linux, where
-# "../kselftest_harness.h" resolves, against the uapi headers of the kernel
+# "kselftest_harness.h" resolves, against the uapi headers of the kernel
 # just built (as kselftest's KHDR_INCLUDES does).
 . "$(dirname "$0")/../lib.sh"
 dir=$B/linux/tools/testing/selftests/dentrymob
@@ -15,14 +15,25 @@ rm -rf "$out" && mkdir -p "$out"
 shopt -s nullglob
 srcs=("$dir"/*_test.c)
 [ ${#srcs[@]} -gt 0 ] || die "no tests: $dir/*_test.c does not exist (is tools/ overlaid?)"
+# cc OUT ARGS...: the one compiler command line, in build/linux's selftests.
+cc() {
+	local o=$1
+	shift
+	# shellcheck disable=SC2086 # TEST_CFLAGS is a list of flags
+	ccache gcc $TEST_CFLAGS -isystem "$B/obj/usr/include" \
+		-I "$B/linux/tools/testing/selftests" -o "$o" "$@"
+}
+# The plain helpers, compiled once and linked into every test program (the
+# selftests' Makefile has lib.mk compile them with each program instead).
+util=$out/.dentrymob_util.o
+echo "  CC      tests/.dentrymob_util.o" >&2
+cc "$util" -c "$dir/dentrymob_util.c" || die "dentrymob_util.c does not build"
 # In parallel: a static link takes about a second each.
 pids=()
 for c in "${srcs[@]}"; do
 	name=$(basename "$c" .c)
 	echo "  CC      tests/$name" >&2
-	# shellcheck disable=SC2086 # TEST_CFLAGS is a list of flags
-	ccache gcc $TEST_CFLAGS -isystem "$B/obj/usr/include" \
-		-I "$B/linux/tools/testing/selftests" -o "$out/$name" "$c" &
+	cc "$out/$name" "$c" "$util" &
 	pids+=($!)
 done
 failed=0
@@ -30,6 +41,7 @@ for i in "${!pids[@]}"; do
 	wait "${pids[$i]}" || { echo "ERROR: building ${srcs[$i]} failed" >&2; failed=1; }
 done
 [ $failed -eq 0 ] || die "the selftests do not build"
+rm -f "$util"
 # Shell tests (*_test.sh) and helper scripts, if any.
 for s in "$dir"/*.sh; do
 	install -m 0755 "$s" "$out/"

@@ -172,7 +172,7 @@ TEST_F_TIMEOUT(mount, propagated_mount_joins_once, DM_TIMEOUT)
 	EXPECT_EQ(3, dm_current(self->cg));
 
 	/* the copy in the peer is the same tree */
-	snprintf(pt, sizeof(pt), "%s/d/t", peer);
+	dm_join(pt, peer, "d/t");
 	ASSERT_EQ(10, dm_create_files(pt, "f", 0, 10, &err));
 	EXPECT_EQ(13, dm_current(self->cg));
 	EXPECT_EQ(10, dm_stat_names(t, "f", 0, 10, 0));
