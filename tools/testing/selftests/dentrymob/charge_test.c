@@ -21,19 +21,7 @@
 #include "kselftest_harness.h"
 #include "dentrymob_util.h"
 
-FIXTURE(charge) {
-	struct dm_ctx ctx;
-};
-
-FIXTURE_SETUP(charge)
-{
-	dm_ctx_init(_metadata, &self->ctx, "charge");
-}
-
-FIXTURE_TEARDOWN(charge)
-{
-	dm_ctx_cleanup(&self->ctx);
-}
+DM_FIXTURE(charge)
 
 /*
  * DESIGN 4 "Binding" and the root-counts-itself rule: a freshly bound empty

@@ -3,8 +3,9 @@
  * Helpers shared by the dentry cgroup controller selftests.
  *
  * The plain helpers are in dentrymob_util.c, built into every test
- * program.  Those that assert are here, below the kselftest harness,
- * which only a *_test.c includes.
+ * program.  Those that assert, and the fixture of the tests that need
+ * nothing but a context (DM_FIXTURE()), are here, below the kselftest
+ * harness, which only a *_test.c includes.
  *
  * The tests run as root with cgroup2 at /sys/fs/cgroup and an ext4
  * directory at $DENTRYMOB_SCRATCH (default /mnt/scratch).  Each test gets
@@ -325,6 +326,30 @@ static inline void dm_mount_tmpfs(struct __test_metadata *_metadata,
 	}
 	dm_copy(ctx->mnts[ctx->nmnts++], path);
 }
+
+/*
+ * DM_FIXTURE(name), once in a test file: the fixture of tests that need a
+ * struct dm_ctx and nothing else.  Each test gets a fresh context, tagged
+ * with the fixture's name, and the teardown undoes what the test created.
+ * The name is taken as "..." only because checkpatch would take a named
+ * argument used three times for one with possible side effects.
+ */
+#define DM_FIXTURE(...)							\
+	static const char dm_fixture_tag[] = #__VA_ARGS__;		\
+									\
+	FIXTURE(__VA_ARGS__) {						\
+		struct dm_ctx ctx;					\
+	};								\
+									\
+	FIXTURE_SETUP(__VA_ARGS__)					\
+	{								\
+		dm_ctx_init(_metadata, &self->ctx, dm_fixture_tag);	\
+	}								\
+									\
+	FIXTURE_TEARDOWN(__VA_ARGS__)					\
+	{								\
+		dm_ctx_cleanup(&self->ctx);				\
+	}
 
 #endif /* DM_UTIL_NO_HARNESS */
 

@@ -9,19 +9,7 @@
 #include "kselftest_harness.h"
 #include "dentrymob_util.h"
 
-FIXTURE(interface) {
-	struct dm_ctx ctx;
-};
-
-FIXTURE_SETUP(interface)
-{
-	dm_ctx_init(_metadata, &self->ctx, "interface");
-}
-
-FIXTURE_TEARDOWN(interface)
-{
-	dm_ctx_cleanup(&self->ctx);
-}
+DM_FIXTURE(interface)
 
 /* What a cgroup's dentry files read, to prove a failed write changed nothing. */
 struct dm_state {

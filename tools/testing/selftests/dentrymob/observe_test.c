@@ -15,19 +15,7 @@
 #include "kselftest_harness.h"
 #include "dentrymob_util.h"
 
-FIXTURE(observe) {
-	struct dm_ctx ctx;
-};
-
-FIXTURE_SETUP(observe)
-{
-	dm_ctx_init(_metadata, &self->ctx, "observe");
-}
-
-FIXTURE_TEARDOWN(observe)
-{
-	dm_ctx_cleanup(&self->ctx);
-}
+DM_FIXTURE(observe)
 
 /* unlink @dir/@prefix<start>..; returns how many went. */
 static int unlink_files(const char *dir, const char *prefix, int start, int n)

@@ -9,19 +9,7 @@
 #include "kselftest_harness.h"
 #include "dentrymob_util.h"
 
-FIXTURE(pressure) {
-	struct dm_ctx ctx;
-};
-
-FIXTURE_SETUP(pressure)
-{
-	dm_ctx_init(_metadata, &self->ctx, "pressure");
-}
-
-FIXTURE_TEARDOWN(pressure)
-{
-	dm_ctx_cleanup(&self->ctx);
-}
+DM_FIXTURE(pressure)
 
 /*
  * echo 2 > drop_caches frees every unused dentry of the mob, whatever its

@@ -17,19 +17,7 @@
 #include "kselftest_harness.h"
 #include "dentrymob_util.h"
 
-FIXTURE(reclaim) {
-	struct dm_ctx ctx;
-};
-
-FIXTURE_SETUP(reclaim)
-{
-	dm_ctx_init(_metadata, &self->ctx, "reclaim");
-}
-
-FIXTURE_TEARDOWN(reclaim)
-{
-	dm_ctx_cleanup(&self->ctx);
-}
+DM_FIXTURE(reclaim)
 
 /* A bound, empty ext4 directory named "d", with the given limit. */
 static void bound_dir(struct __test_metadata *_metadata, struct dm_ctx *ctx,
