@@ -75,8 +75,10 @@ def splats(text):
 TAP = re.compile(r'^(not ok|ok)\b *(\d*) *-? *([^#]*?) *(?:# *(\S+) *(.*))?$')
 KSFT_SKIP = 4
 # make check and check-debug boot the patched kernel, on which nothing may
-# skip: GUEST_SKIP=fail counts a skip as a failure.  Upstream's suites
-# (check-upstream) skip what this guest lacks, as kselftest intends.
+# skip: GUEST_SKIP=fail counts a skip as a failure, a skipped test's and a
+# whole program's (exit code KSFT_SKIP, as each dentrymob program exits on
+# a kernel without the controller).  Upstream's suites (check-upstream)
+# skip what this guest lacks, as kselftest intends.
 SKIP_FAILS = os.environ.get('GUEST_SKIP') == 'fail'
 
 

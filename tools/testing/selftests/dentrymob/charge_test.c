@@ -486,4 +486,4 @@ TEST_F_TIMEOUT(charge, kthread_charge_within_slack, DM_TIMEOUT)
 	EXPECT_EQ(n, dm_current(cg));
 }
 
-TEST_HARNESS_MAIN
+DM_HARNESS_MAIN

@@ -257,4 +257,4 @@ TEST_F_TIMEOUT(cycles, mkdir_bind_fill_rmdir, 3600)
 	EXPECT_EQ(base, nr);
 }
 
-TEST_HARNESS_MAIN
+DM_HARNESS_MAIN

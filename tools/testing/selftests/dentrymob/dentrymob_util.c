@@ -494,6 +494,29 @@ long dm_wait_value(const char *cg, const char *file, long want, int ms)
 	}
 }
 
+/*
+ * Why the tests cannot run here, or NULL if they can: cgroup2 must be
+ * mounted at DM_CGROUP_ROOT with the controller, and the controller must
+ * be enabled below the root cgroup, which this does if it is not yet.
+ */
+const char *dm_controller_missing(void)
+{
+	char buf[DM_BUF];
+
+	if (dm_read_file(DM_CGROUP_ROOT "/cgroup.controllers", buf,
+			 sizeof(buf)) < 0)
+		return "cgroup2 is not mounted at " DM_CGROUP_ROOT;
+	if (!dm_has_word(buf, "dentry"))
+		return "no dentry controller in cgroup.controllers";
+	if (dm_read_file(DM_CGROUP_ROOT "/cgroup.subtree_control", buf,
+			 sizeof(buf)) < 0)
+		return "cannot read cgroup.subtree_control";
+	if (!dm_has_word(buf, "dentry") &&
+	    dm_write_str(DM_CGROUP_ROOT "/cgroup.subtree_control", "+dentry"))
+		return "cannot enable the dentry controller";
+	return NULL;
+}
+
 /* ---------------------------------------------------------------------- */
 /* The per-test context                                                    */
 

@@ -3,9 +3,9 @@
  * Helpers shared by the dentry cgroup controller selftests.
  *
  * The plain helpers are in dentrymob_util.c, built into every test
- * program.  Those that assert, and the fixture of the tests that need
- * nothing but a context (DM_FIXTURE()), are here, below the kselftest
- * harness, which only a *_test.c includes.
+ * program.  Those that assert, the fixture of the tests that need nothing
+ * but a context (DM_FIXTURE()) and the programs' main() (DM_HARNESS_MAIN)
+ * are here, below the kselftest harness, which only a *_test.c includes.
  *
  * The tests run as root with cgroup2 at /sys/fs/cgroup and an ext4
  * directory at $DENTRYMOB_SCRATCH (default /mnt/scratch).  Each test gets
@@ -13,8 +13,9 @@
  * and its own cgroups, all named after the test, so tests do not see each
  * other.
  *
- * There are no skips: a kernel without the controller must fail every
- * test, so the fixture setup asserts that the controller exists.
+ * A program skips (KSFT_SKIP) on a kernel without the controller, as the
+ * other cgroup selftests do.  Once it runs, the fixture setup asserts that
+ * the controller exists and is enabled below the root cgroup.
  */
 #ifndef __DENTRYMOB_UTIL_H
 #define __DENTRYMOB_UTIL_H
@@ -122,6 +123,7 @@ ssize_t dm_roots(const char *cg, char *buf, size_t size);
 int dm_nroots(const char *cg);
 bool dm_root_listed(const char *cg, const char *path);
 long dm_wait_value(const char *cg, const char *file, long want, int ms);
+const char *dm_controller_missing(void);
 
 /* ---------------------------------------------------------------------- */
 /* The per-test context                                                    */
@@ -349,6 +351,26 @@ static inline void dm_mount_tmpfs(struct __test_metadata *_metadata,
 	FIXTURE_TEARDOWN(__VA_ARGS__)					\
 	{								\
 		dm_ctx_cleanup(&self->ctx);				\
+	}
+
+/*
+ * The whole program skips, as tools/testing/selftests/cgroup's programs
+ * do, on a kernel without the controller.
+ */
+static inline void dm_skip_without_controller(void)
+{
+	const char *why = dm_controller_missing();
+
+	if (why)
+		ksft_exit_skip("%s\n", why);
+}
+
+/* TEST_HARNESS_MAIN, but the program skips without the controller. */
+#define DM_HARNESS_MAIN							\
+	int main(int argc, char **argv)					\
+	{								\
+		dm_skip_without_controller();				\
+		exit(test_harness_run(argc, argv));			\
 	}
 
 #endif /* DM_UTIL_NO_HARNESS */

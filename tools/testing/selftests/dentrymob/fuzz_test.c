@@ -698,4 +698,4 @@ TEST_F_TIMEOUT(fuzz, concurrent_writers, 300)
 	}
 }
 
-TEST_HARNESS_MAIN
+DM_HARNESS_MAIN

@@ -730,4 +730,4 @@ TEST_F_TIMEOUT(interface, userns_root_eperm, DM_TIMEOUT)
 	priv_check(_metadata, cg, &a);
 }
 
-TEST_HARNESS_MAIN
+DM_HARNESS_MAIN

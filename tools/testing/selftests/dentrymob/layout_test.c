@@ -155,4 +155,4 @@ TEST(names_around_inline_length)
 	dm_rm_rf(dir);
 }
 
-TEST_HARNESS_MAIN
+DM_HARNESS_MAIN

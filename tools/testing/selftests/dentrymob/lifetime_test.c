@@ -1316,4 +1316,4 @@ TEST_F_TIMEOUT(lifetime, offline_during_v1_remount, DM_TIMEOUT)
 	EXPECT_EQ(0, umount2(v->dir, 0));
 }
 
-TEST_HARNESS_MAIN
+DM_HARNESS_MAIN

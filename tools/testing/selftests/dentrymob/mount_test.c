@@ -535,4 +535,4 @@ TEST_F_TIMEOUT(mount, adoption_follows_join_rule, DM_TIMEOUT)
 	EXPECT_EQ(7, dm_current(self->cg));
 }
 
-TEST_HARNESS_MAIN
+DM_HARNESS_MAIN

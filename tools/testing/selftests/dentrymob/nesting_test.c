@@ -238,4 +238,4 @@ TEST_F_TIMEOUT(nesting, innermost_wins_either_order, DM_TIMEOUT)
 	EXPECT_EQ(34, dm_current(self->p));
 }
 
-TEST_HARNESS_MAIN
+DM_HARNESS_MAIN

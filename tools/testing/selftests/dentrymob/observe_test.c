@@ -517,4 +517,4 @@ TEST_F_TIMEOUT(observe, stat_reclaimed_exact, DM_TIMEOUT)
 	EXPECT_EQ(reclaimed, dm_events(cg, true));
 }
 
-TEST_HARNESS_MAIN
+DM_HARNESS_MAIN

@@ -193,4 +193,4 @@ TEST_F_TIMEOUT(overlay, mkdir_loop_stops, DM_TIMEOUT)
 	EXPECT_LE(growth, ovl_bound(OVL_MAX));
 }
 
-TEST_HARNESS_MAIN
+DM_HARNESS_MAIN

@@ -130,4 +130,4 @@ TEST_F_TIMEOUT(pressure, memcg_limit_reclaims_mob, DM_TIMEOUT)
 	EXPECT_EQ(0, dm_events_fail(mob, false));
 }
 
-TEST_HARNESS_MAIN
+DM_HARNESS_MAIN

@@ -789,4 +789,4 @@ TEST_F_TIMEOUT(reclaim, many_roots_failure_cost, 900)
 	EXPECT_GT(bound, per_root);
 }
 
-TEST_HARNESS_MAIN
+DM_HARNESS_MAIN

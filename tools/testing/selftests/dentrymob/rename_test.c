@@ -354,4 +354,4 @@ TEST_F_TIMEOUT(rename, random_sequence_recount, DM_TIMEOUT)
 	check_recount(_metadata, self);
 }
 
-TEST_HARNESS_MAIN
+DM_HARNESS_MAIN

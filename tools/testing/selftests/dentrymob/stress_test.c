@@ -929,4 +929,4 @@ TEST_F_TIMEOUT(stress, rmdir_root_held_then_shrunk, DM_TIMEOUT)
 	dm_ctx_cleanup(&ctx);
 }
 
-TEST_HARNESS_MAIN
+DM_HARNESS_MAIN

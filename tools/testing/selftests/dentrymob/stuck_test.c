@@ -251,4 +251,4 @@ TEST_F_TIMEOUT(stuck, remount_ro, DM_TIMEOUT)
 	st_run(_metadata, &self->ctx, &self->d, ST_REMOUNT_RO);
 }
 
-TEST_HARNESS_MAIN
+DM_HARNESS_MAIN

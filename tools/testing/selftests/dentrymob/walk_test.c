@@ -312,4 +312,4 @@ TEST_F_TIMEOUT(walk, huge_dir_reclaim, 1800)
 	EXPECT_GT(wt_slow_ns(), r->max_ns);
 }
 
-TEST_HARNESS_MAIN
+DM_HARNESS_MAIN
