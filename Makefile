@@ -123,9 +123,9 @@ check: deps kernel tests initramfs
 	@GUEST_TIMEOUT=$(call timeout,check) GUEST_SKIP=fail scripts/guest/guest.py
 
 # The debug kernel's struct dentry is larger (lockdep maps in d_lock and
-# d_seq): the layout test gets the size this build really has.  walk_test's
-# directory of a million dentries would not fit KASAN's guest, nor its time,
-# and 10000 cycles of cycles_test take 25 min there (about 164 ms each):
+# d_seq): guest_test's size check gets the size this build really has.
+# walk_test's directory of a million dentries would not fit KASAN's guest,
+# nor its time, and 10000 cycles of cycles_test take 25 min there (about 164 ms each):
 # 1500 run every variant under lockdep and kmemleak in about 4 min.  The
 # full 10000 by hand: make check-debug GUEST_ENV=DENTRYMOB_CYCLES=10000
 # TEST_TIMEOUT=2400 GUEST_TIMEOUT=3600 (docs/robustness.md).  The roots

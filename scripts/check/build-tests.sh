@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Build the dentrymob selftests into build/tests/, static, so the guest needs
-# no libraries.  They are built from the overlaid copy in build/linux, where
-# "kselftest_harness.h" resolves, against the uapi headers of the kernel
-# just built (as kselftest's KHDR_INCLUDES does).
+# no libraries, with the harness's own guest_test beside them.  They are
+# built from the overlaid copy in build/linux, where "kselftest_harness.h"
+# resolves, against the uapi headers of the kernel just built (as
+# kselftest's KHDR_INCLUDES does).
 . "$(dirname "$0")/../lib.sh"
 dir=$B/linux/tools/testing/selftests/dentrymob
 out=$B/tests
@@ -28,12 +29,18 @@ cc() {
 util=$out/.dentrymob_util.o
 echo "  CC      tests/.dentrymob_util.o" >&2
 cc "$util" -c "$dir/dentrymob_util.c" || die "dentrymob_util.c does not build"
+# The harness's own checks of the guest (scripts/check/guest_test.c) run
+# as one more test program; they are not kernel selftests.
+srcs+=("$(dirname "$0")/guest_test.c")
 # In parallel: a static link takes about a second each.
 pids=()
 for c in "${srcs[@]}"; do
 	name=$(basename "$c" .c)
 	echo "  CC      tests/$name" >&2
-	cc "$out/$name" "$c" "$util" &
+	case $c in
+	"$dir"/*) cc "$out/$name" "$c" "$util" & ;;
+	*) cc "$out/$name" "$c" & ;;
+	esac
 	pids+=($!)
 done
 failed=0

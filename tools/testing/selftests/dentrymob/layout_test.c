@@ -1,84 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The controller takes its d_mob pointer from the inline name, so that
- * struct dentry stays 192 bytes and every field after the name keeps its
- * offset.  The kernel asserts the size at build time; this checks what the
- * slab allocator really got, and that names around the new inline length
- * (31 and 32 bytes inline before, out of line now up to 39) still work
- * through create, lookup, rename and exchange.
+ * The controller takes its d_mob pointer from the inline name
+ * (Documentation/admin-guide/cgroup-v2.rst, "Dentry", "Cost"):
+ * DNAME_INLINE_LEN drops from 40 to 32 bytes on 64-bit, and names of 32
+ * to 39 bytes are stored out of line.  This checks that names around the
+ * new inline length (31 and 32 bytes inline before, out of line now up to
+ * 39) still work through create, lookup, rename and exchange.  The kernel
+ * asserts the size of struct dentry at build time.
  */
 #include "dentrymob_util.h"
 
 #include <linux/fs.h>
 #include <sys/syscall.h>
-
-/*
- * 192 bytes on x86_64 without lock debugging, where the build asserts it
- * too.  A debug kernel (lockdep grows d_seq and d_lock) tells the expected
- * size through DENTRYMOB_DENTRY_SIZE (make check-debug takes it from the
- * debug build itself: scripts/dentry-size.sh).
- */
-static long dentry_size(void)
-{
-	const char *s = getenv("DENTRYMOB_DENTRY_SIZE");
-
-	return s ? atol(s) : 192;
-}
-
-/* Reads objsize, objperslab and pagesperslab of the "dentry" slab cache. */
-static int dentry_slab(long *objsize, long *objperslab, long *pagesperslab)
-{
-	char line[512];
-	FILE *f;
-	int ret = -1;
-
-	f = fopen("/proc/slabinfo", "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		long active, num;
-
-		if (strncmp(line, "dentry ", 7))
-			continue;
-		if (sscanf(line + 7, "%ld %ld %ld %ld %ld", &active, &num,
-			   objsize, objperslab, pagesperslab) == 5)
-			ret = 0;
-		break;
-	}
-	fclose(f);
-	return ret;
-}
-
-/*
- * The object size the dentry cache was created with, sizeof(struct
- * dentry), from sysfs.  /proc/slabinfo shows the slot size, which a debug
- * kernel (KASAN's redzone and metadata) makes larger than the object.
- */
-static long dentry_object_size(void)
-{
-	char buf[64];
-
-	if (dm_read_file("/sys/kernel/slab/dentry/object_size", buf,
-			 sizeof(buf)) <= 0)
-		return -1;
-	return atol(buf);
-}
-
-TEST(dentry_is_192_bytes)
-{
-	long objsize, objperslab, pagesperslab;
-	long page = sysconf(_SC_PAGESIZE);
-
-	ASSERT_EQ(0, dentry_slab(&objsize, &objperslab, &pagesperslab));
-	EXPECT_EQ(dentry_size(), dentry_object_size());
-	/* Without debug options, the slot is the object: 192 bytes. */
-	if (!getenv("DENTRYMOB_DENTRY_SIZE"))
-		EXPECT_EQ(dentry_size(), objsize);
-	/* No padding per object: the slab holds as many as fit. */
-	EXPECT_EQ(pagesperslab * page / objsize, objperslab);
-	TH_LOG("dentry: %ld bytes, %ld per slab of %ld page(s)",
-	       objsize, objperslab, pagesperslab);
-}
 
 static void make_name(char *buf, int len, char c)
 {
