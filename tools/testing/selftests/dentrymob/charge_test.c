@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Charging in the dentry cgroup controller (DESIGN.md section 4): binding
- * migrates cached dentries, new dentries inherit their parent's mob,
- * membership is by tree and not by task, charges are hierarchical, and
- * the mkdir/chdir loop stops at the limit.
+ * Charging in the dentry cgroup controller
+ * (Documentation/admin-guide/cgroup-v2.rst, "Dentry", "Membership,
+ * Charging and Reclaim"): binding migrates cached dentries, new dentries
+ * inherit their parent's mob, membership is by tree and not by task,
+ * charges are hierarchical, and the mkdir/chdir loop stops at the limit.
  *
  * Counts are exact where the dcache makes them exact: on a fresh ext4 tree
  * that nothing else touches, every name created or looked up stays cached
@@ -24,9 +25,9 @@
 DM_FIXTURE(charge)
 
 /*
- * DESIGN 4 "Binding" and the root-counts-itself rule: a freshly bound empty
- * directory is exactly 1; unbinding gives it back to the mob of its parent,
- * here none, so 0.
+ * "The root itself counts: a freshly bound empty directory makes
+ * dentry.current 1" (cgroup-v2.rst, "Membership, Charging and Reclaim");
+ * unbinding gives it back to the mob of its parent, here none, so 0.
  */
 TEST_F_TIMEOUT(charge, bind_empty_dir_counts_root, DM_TIMEOUT)
 {
@@ -42,10 +43,11 @@ TEST_F_TIMEOUT(charge, bind_empty_dir_counts_root, DM_TIMEOUT)
 }
 
 /*
- * DESIGN 4 "Binding": the dentries already cached below a directory move
- * into the mob when it is bound, at once: positive files, a subdirectory
- * with its files, and negative dentries (ext4 keeps those).  Unbinding
- * moves them all out again, and rebinding finds them again.
+ * Binding migrates the dentries already cached below the root into the mob
+ * (cgroup-v2.rst, "Membership, Charging and Reclaim"), at once: positive
+ * files, a subdirectory with its files, and negative dentries (ext4 keeps
+ * those).  Unbinding moves them all out again, and rebinding finds them
+ * again.
  */
 TEST_F_TIMEOUT(charge, bind_migrates_cached, DM_TIMEOUT)
 {
@@ -95,10 +97,10 @@ static int member_child(void *arg)
 }
 
 /*
- * DESIGN 4 "Membership by tree, not by task" and "Inheritance": every new
- * dentry below a root is charged, files, directories and negative lookups
- * alike, and dentries outside are not, even when the task creating them
- * is a member of the cgroup.
+ * "Membership is by tree, not by task" (cgroup-v2.rst, "Membership,
+ * Charging and Reclaim"): every new dentry below a root is charged, files,
+ * directories and negative lookups alike, and dentries outside are not,
+ * even when the task creating them is a member of the cgroup.
  */
 TEST_F_TIMEOUT(charge, new_dentries_charged, DM_TIMEOUT)
 {
@@ -143,8 +145,9 @@ TEST_F_TIMEOUT(charge, new_dentries_charged, DM_TIMEOUT)
 }
 
 /*
- * DESIGN 3 and 4 "Binding": a cgroup may hold several roots and counts all
- * of them; unbinding one drops exactly its subtree and stops charging it.
+ * A cgroup may hold several roots (cgroup-v2.rst, dentry.root in "Dentry
+ * Interface Files") and counts all of them; unbinding one drops exactly
+ * its subtree and stops charging it.
  */
 TEST_F_TIMEOUT(charge, several_roots, DM_TIMEOUT)
 {
@@ -177,8 +180,9 @@ TEST_F_TIMEOUT(charge, several_roots, DM_TIMEOUT)
 }
 
 /*
- * DESIGN 4 "Hierarchical charge": a parent without roots of its own counts
- * what its children's mobs hold, as pids does.
+ * "The charge is hierarchical, as in the pids controller" (cgroup-v2.rst,
+ * "Membership, Charging and Reclaim"): a parent without roots of its own
+ * counts what its children's mobs hold.
  */
 TEST_F_TIMEOUT(charge, hierarchical_current, DM_TIMEOUT)
 {
@@ -218,10 +222,11 @@ TEST_F_TIMEOUT(charge, hierarchical_current, DM_TIMEOUT)
 }
 
 /*
- * DESIGN 4 "Hierarchical charge": an allocation fails if any level would
- * exceed its max.  On tmpfs every dentry is pinned, so nothing can be
- * reclaimed and the numbers are exact: the limit is reached exactly, never
- * passed, and the next allocation is ENOMEM.
+ * The charge is hierarchical, and "any level's dentry.max can refuse it"
+ * (cgroup-v2.rst, "Membership, Charging and Reclaim").  On tmpfs every
+ * dentry is pinned, so nothing can be reclaimed and the numbers are exact:
+ * the limit is reached exactly, never passed, and the next allocation is
+ * ENOMEM.
  */
 TEST_F_TIMEOUT(charge, hierarchical_max, DM_TIMEOUT)
 {
@@ -274,18 +279,19 @@ static void on_cpu(struct __test_metadata *_metadata, int cpu)
 }
 
 /*
- * Issue "Fast at scale" point 4: the per-CPU charge stock keeps
- * dentry.current and dentry.peak exact, and never causes an ENOMEM that
- * charging one by one would not.  Two siblings a and b share the
- * parent's max of 1000, above the size under which charges go one by one
- * (128 per possible CPU), so each charge takes a batch of 32 into the
- * CPU's stock.  a creates 100 files on tmpfs (every dentry pinned) on the
- * first CPU, and leaves units in its stock that the counters include; b
- * then fills up on the last CPU and must reach the parent's limit
- * exactly: root + 100 for a, root + 898 for b, and the 899th file ENOMEM.
- * On one CPU b's first batch gives a's units back; on two (GUEST_SMP=2)
- * they stay in the other CPU's stock, and b's charge at the limit must
- * drain it.  current and peak must not count the parked units either.
+ * The charges each CPU takes in batches and keeps (cgroup-v2.rst,
+ * "Membership, Charging and Reclaim") keep dentry.current and dentry.peak
+ * exact, and never cause an ENOMEM that charging one by one would not.
+ * Two siblings a and b share the parent's max of 1000, above the size
+ * under which charges go one by one (128 per possible CPU), so each charge
+ * takes a batch of 32 into the CPU's stock.  a creates 100 files on tmpfs
+ * (every dentry pinned) on the first CPU, and leaves units in its stock
+ * that the counters include; b then fills up on the last CPU and must
+ * reach the parent's limit exactly: root + 100 for a, root + 898 for b,
+ * and the 899th file ENOMEM.  On one CPU b's first batch gives a's units
+ * back; on two they stay in the other CPU's stock, and b's charge at the
+ * limit must drain it.  current and peak must not count the parked units
+ * either.
  */
 TEST_F_TIMEOUT(charge, stock_no_false_enomem, DM_TIMEOUT)
 {
@@ -361,10 +367,10 @@ static int attack_child(void *arg)
 }
 
 /*
- * DESIGN 1 and issue "The attack": the mkdir/chdir loop inside a bound
- * tmpfs with max 1000 stops with ENOMEM near depth 1000 (the root counts
- * one), current stays at or under max, and the rest of the system still
- * creates dentries freely while the mob is full.
+ * The loop of cgroup-v2.rst's "Dentry" section, mkdir x; cd x, inside a
+ * bound tmpfs with max 1000 stops with ENOMEM "at a depth near dentry.max"
+ * (the root counts one), current stays at or under max, and the rest of
+ * the system still creates dentries freely while the mob is full.
  */
 TEST_F_TIMEOUT(charge, attack_mkdir_loop, DM_TIMEOUT)
 {
@@ -413,18 +419,18 @@ TEST_F_TIMEOUT(charge, attack_mkdir_loop, DM_TIMEOUT)
 }
 
 /*
- * DESIGN "Safe to turn on": a kernel thread may hold a filesystem's own
- * locks while it fills the dcache (ceph's messenger does, under its
- * session mutex), so it never reclaims, which may evict inodes of that
- * filesystem.  At the limit its charge is forced within a slack of two
- * reclaim batches per level (a batch is a 64th of the limit, 1 to 1024),
- * reclaim is left to a worker, and beyond the slack the allocation fails.
- * kdevtmpfs is such a thread: it creates the node of each new device.
- * devtmpfs is bound at its limit, where shmem pins every name and nothing
- * can be reclaimed, and slack + 1 loop devices are added: the first
- * slack nodes are created over the limit and the last is refused.
- * Before this rule the thread reclaimed, found nothing, and the first
- * node was already missing.
+ * cgroup-v2.rst, "Membership, Charging and Reclaim": a kernel thread may
+ * hold a filesystem's own locks while it fills the dcache (ceph's
+ * messenger does, under its session mutex), so it never reclaims, which
+ * may evict inodes of that filesystem.  At the limit its charge is forced
+ * within a slack of two reclaim batches per level (a batch is a 64th of
+ * the limit, 1 to 1024), reclaim is left to a worker, and beyond the slack
+ * the allocation fails.  kdevtmpfs is such a thread: it creates the node
+ * of each new device.  devtmpfs is bound at its limit, where shmem pins
+ * every name and nothing can be reclaimed, and slack + 1 loop devices are
+ * added: the first slack nodes are created over the limit and the last is
+ * refused.  Before this rule the thread reclaimed, found nothing, and the
+ * first node was already missing.
  */
 #define KT_LOOP		200	/* the first loop device number added */
 

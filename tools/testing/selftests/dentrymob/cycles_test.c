@@ -20,8 +20,8 @@
  * exactly.  At the end, with everything removed, nr_dentry must be back at
  * its baseline exactly (dentrymob_util.h, "Counting dentries exactly",
  * says what that takes: nothing here drops caches between the two), and
- * the host fails the run on any kernel splat; make check-debug adds KASAN,
- * lockdep and kmemleak.
+ * any kernel splat fails the run; a debug kernel adds KASAN, lockdep and
+ * kmemleak.
  *
  * A cycle takes about 6.5 ms on the normal kernel under TCG, 150 ms on the
  * debug kernel: lower DENTRYMOB_CYCLES there.

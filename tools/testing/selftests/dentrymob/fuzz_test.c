@@ -79,9 +79,10 @@ FIXTURE_SETUP(fuzz)
 	ASSERT_EQ(0, symlink("loop", dm_join(p, self->jail, "loop")));
 	ASSERT_EQ(0, symlink("/nowhere", dm_join(p, self->jail, "dangling")));
 	/*
-	 * The host's /proc, bound: a fresh procfs mounted in the jail would
-	 * join the mob with the jail's root (DESIGN 4, "Mounts"), and the
-	 * oracle counts the jail's tmpfs only.
+	 * The host's /proc, bound: a fresh procfs mounted in the jail
+	 * would join the mob with the jail's root (cgroup-v2.rst,
+	 * "Membership, Charging and Reclaim"), and the oracle counts the
+	 * jail's tmpfs only.
 	 */
 	ASSERT_EQ(0, mount("/proc", dm_join(p, self->jail, "proc"), NULL,
 			   MS_BIND | MS_REC, NULL));
@@ -313,9 +314,10 @@ static bool max_expect(const char *in, size_t len, char *out, size_t outlen)
 }
 
 /*
- * Any errno that a bad write may get, per DESIGN.md section 3 and the VFS;
- * ENOMEM when the writer's own lookup of a new name hits the limit of the
- * mob it walks through (a bound jail root with a low dentry.max).
+ * Any errno that a bad write may get, per cgroup-v2.rst ("Dentry Interface
+ * Files") and the VFS; ENOMEM when the writer's own lookup of a new name
+ * hits the limit of the mob it walks through (a bound jail root with a low
+ * dentry.max).
  */
 static const int write_errnos[] = {
 	EINVAL, ERANGE, ENOENT, ENOTDIR, EBUSY, E2BIG, ENAMETOOLONG, ELOOP,

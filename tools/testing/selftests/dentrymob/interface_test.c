@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The interface of the dentry cgroup controller (DESIGN.md section 3): which
- * files exist where, what they read, which writes they accept, and the errno
- * of every kind of bad input.  Bad input must change nothing, so every
- * failed write is followed by a re-read of all the files.
+ * The interface of the dentry cgroup controller
+ * (Documentation/admin-guide/cgroup-v2.rst, "Dentry Interface Files"):
+ * which files exist where, what they read, which writes they accept, and
+ * the errno of every kind of bad input.  Bad input must change nothing, so
+ * every failed write is followed by a re-read of all the files.
  */
 #define _GNU_SOURCE
 #include "kselftest_harness.h"
@@ -59,8 +60,9 @@ static int dm_try(const char *cg, const char *file, const char *s)
 }
 
 /*
- * DESIGN 3: the controller is listed, and the root cgroup has none of its
- * files (CFTYPE_NOT_ON_ROOT), while a child has root, max and current.
+ * "None of the files exist on the root cgroup": the controller is listed,
+ * and the root cgroup has none of its files (CFTYPE_NOT_ON_ROOT), while a
+ * child has root, max and current.
  */
 TEST_F_TIMEOUT(interface, files_not_on_root, DM_TIMEOUT)
 {
@@ -80,7 +82,7 @@ TEST_F_TIMEOUT(interface, files_not_on_root, DM_TIMEOUT)
 	dm_assert_dentry_files(_metadata, cg);
 }
 
-/* DESIGN 3: a new cgroup reads max "max\n", current "0\n", root empty. */
+/* A new cgroup reads max "max\n", current "0\n", root empty. */
 TEST_F_TIMEOUT(interface, child_defaults, DM_TIMEOUT)
 {
 	const char *cg = dm_cg(_metadata, &self->ctx, NULL, "c");
@@ -95,9 +97,9 @@ TEST_F_TIMEOUT(interface, child_defaults, DM_TIMEOUT)
 }
 
 /*
- * DESIGN 3: dentry.max takes "max" or a number >= 0, with or without a
- * trailing newline (echo adds one, container runtimes do not), and reads
- * it back with a newline.
+ * dentry.max takes "max" or a number >= 0, with or without a trailing
+ * newline (echo adds one, container runtimes do not), and reads it back
+ * with a newline.
  */
 TEST_F_TIMEOUT(interface, max_read_write, DM_TIMEOUT)
 {
@@ -126,8 +128,8 @@ TEST_F_TIMEOUT(interface, max_read_write, DM_TIMEOUT)
 }
 
 /*
- * DESIGN 3: a malformed number or an empty write is EINVAL, a negative or
- * too large number is ERANGE, and none of them changes anything.
+ * dentry.max: a malformed number or an empty write is EINVAL, a negative
+ * or too large number is ERANGE, and none of them changes anything.
  */
 TEST_F_TIMEOUT(interface, max_bad_input, DM_TIMEOUT)
 {
@@ -176,9 +178,10 @@ TEST_F_TIMEOUT(interface, max_bad_input, DM_TIMEOUT)
 }
 
 /*
- * DESIGN 3: writing PATH binds, "-PATH" unbinds, with or without a trailing
- * newline; a cgroup may hold several roots, read back one per line as
- * "MAJ:MIN PATH".  Binding a root this cgroup already holds is a no-op.
+ * dentry.root: writing PATH binds, "-PATH" unbinds, with or without a
+ * trailing newline; a cgroup may hold several roots, read back one per
+ * line as "MAJ:MIN PATH".  Binding a root this cgroup already holds is a
+ * no-op.
  */
 TEST_F_TIMEOUT(interface, root_bind_unbind, DM_TIMEOUT)
 {
@@ -226,10 +229,10 @@ TEST_F_TIMEOUT(interface, root_bind_unbind, DM_TIMEOUT)
 }
 
 /*
- * DESIGN 3: PATH in dentry.root is relative to the filesystem's root, as
- * mountinfo's field 4, not the path it was bound by.  Bind through a bind
- * mount of a subdirectory: the line must name the real directory, and
- * unbinding through the other path must find the same root.
+ * PATH in dentry.root is relative to the filesystem's root, as mountinfo's
+ * field 4, not the path it was bound by.  Bind through a bind mount of a
+ * subdirectory: the line must name the real directory, and unbinding
+ * through the other path must find the same root.
  */
 TEST_F_TIMEOUT(interface, root_path_is_fs_relative, DM_TIMEOUT)
 {
@@ -257,7 +260,7 @@ TEST_F_TIMEOUT(interface, root_path_is_fs_relative, DM_TIMEOUT)
 }
 
 /*
- * DESIGN 3: the line format on tmpfs, whose device is anonymous (0:N):
+ * dentry.root: the line format on tmpfs, whose device is anonymous (0:N):
  * its root reads "0:N /", a subdirectory "0:N /sub".
  */
 TEST_F_TIMEOUT(interface, root_format_tmpfs, DM_TIMEOUT)
@@ -287,10 +290,11 @@ TEST_F_TIMEOUT(interface, root_format_tmpfs, DM_TIMEOUT)
 }
 
 /*
- * DESIGN 3: a relative path or an empty write is EINVAL, a missing path
- * ENOENT, a non-directory ENOTDIR, unbinding a directory that is not a root
- * of this cgroup EINVAL; none of them changes anything.  The cgroup already
- * holds a root with a known charge, so "nothing changed" is visible.
+ * dentry.root's errors: a relative path or an empty write is EINVAL, a
+ * missing path ENOENT, a non-directory ENOTDIR, unbinding a directory that
+ * is not a root of this cgroup EINVAL; none of them changes anything.  The
+ * cgroup already holds a root with a known charge, so "nothing changed" is
+ * visible.
  */
 TEST_F_TIMEOUT(interface, root_bad_input, DM_TIMEOUT)
 {
@@ -353,9 +357,9 @@ TEST_F_TIMEOUT(interface, root_bad_input, DM_TIMEOUT)
 }
 
 /*
- * DESIGN 3, dentry.root: the last component is not followed.  A tenant
- * owns its rootfs directory; if it replaces it by a symlink to "/" before
- * the runtime writes the path, the write must fail with ELOOP and bind
+ * dentry.root: the last component is not followed.  A tenant owns its
+ * rootfs directory; if it replaces it by a symlink to "/" before the
+ * runtime writes the path, the write must fail with ELOOP and bind
  * nothing, with or without a trailing slash.  Symlinks in the other
  * components are followed: the writer trusts those.
  */
@@ -393,12 +397,11 @@ TEST_F_TIMEOUT(interface, root_symlink_last_eloop, DM_TIMEOUT)
 }
 
 /*
- * DESIGN 3, dentry.root: a root that the writer cannot reach by its path
- * any more is unbound by its line, "MAJ:MIN PATH" as read (escapes and
- * all).  Here one root is overmounted (its path now names another
- * directory: "-PATH" is EINVAL) and the other is in a lazily unmounted
- * tmpfs and has a blank in its name.  A line that matches no root is
- * EINVAL and changes nothing.
+ * dentry.root: a root that the writer cannot reach by its path any more is
+ * unbound by its line, "MAJ:MIN PATH" as read (escapes and all).  Here one
+ * root is overmounted (its path now names another directory: "-PATH" is
+ * EINVAL) and the other is in a lazily unmounted tmpfs and has a blank in
+ * its name.  A line that matches no root is EINVAL and changes nothing.
  */
 TEST_F_TIMEOUT(interface, unbind_overmounted_by_majmin, DM_TIMEOUT)
 {
@@ -465,8 +468,8 @@ TEST_F_TIMEOUT(interface, unbind_overmounted_by_majmin, DM_TIMEOUT)
 }
 
 /*
- * DESIGN 3: a root bound to another cgroup is EBUSY, and unbinding it from
- * a cgroup that does not hold it is EINVAL; the owner keeps it.
+ * dentry.root: a root bound to another cgroup is EBUSY, and unbinding it
+ * from a cgroup that does not hold it is EINVAL; the owner keeps it.
  */
 TEST_F_TIMEOUT(interface, root_busy_elsewhere, DM_TIMEOUT)
 {
@@ -612,9 +615,9 @@ static const char *priv_why(int code)
 }
 
 /*
- * DESIGN 4 "Privilege": a user who owns dentry.root (it was chowned to
- * them) but has no capabilities gets EPERM for binding and unbinding; the
- * same user may write dentry.max.
+ * cgroup-v2.rst, "Rename, Lifetime and Privilege": a user who owns
+ * dentry.root (it was chowned to them) but has no capabilities gets EPERM
+ * for binding and unbinding; the same user may write dentry.max.
  */
 TEST_F_TIMEOUT(interface, unprivileged_root_eperm, DM_TIMEOUT)
 {
@@ -651,11 +654,12 @@ static int priv_child_delegatee(void *arg)
 }
 
 /*
- * DESIGN 4 "Privilege": delegation of a cgroup does not delegate
- * dentry.root.  Delegate a cgroup to nobody the usual way (chown of the
- * directory, cgroup.procs and cgroup.subtree_control); the cgroup nobody
- * creates under it has files owned by nobody, yet binding there is EPERM
- * while its dentry.max is writable.
+ * "Delegating a cgroup does not delegate" dentry.root (cgroup-v2.rst,
+ * "Rename, Lifetime and Privilege").  Delegate a cgroup to nobody the
+ * usual way (chown of the directory, cgroup.procs and
+ * cgroup.subtree_control); the cgroup nobody creates under it has files
+ * owned by nobody, yet binding there is EPERM while its dentry.max is
+ * writable.
  */
 TEST_F_TIMEOUT(interface, delegated_child_root_eperm, DM_TIMEOUT)
 {
@@ -707,10 +711,11 @@ static int priv_child_userns(void *arg)
 }
 
 /*
- * DESIGN 4 "Privilege": CAP_SYS_ADMIN must be held in the initial user
- * namespace; the root of a child user namespace gets EPERM.  (A kernel
- * without CONFIG_USER_NS cannot create one; then only the limit part of
- * this test is meaningful and the child reports that.)
+ * CAP_SYS_ADMIN must be held in the initial user namespace (cgroup-v2.rst,
+ * "Rename, Lifetime and Privilege"); the root of a child user namespace
+ * gets EPERM.  (A kernel without CONFIG_USER_NS cannot create one; then
+ * only the limit part of this test is meaningful and the child reports
+ * that.)
  */
 TEST_F_TIMEOUT(interface, userns_root_eperm, DM_TIMEOUT)
 {

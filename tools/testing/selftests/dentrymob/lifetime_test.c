@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Lifetime of bindings in the dentry cgroup controller (DESIGN.md section 4
- * "Lifetime"): rmdir of a root and umount of its filesystem end the
- * binding, without making umount fail with EBUSY; removing the cgroup or
- * disabling the controller in its parent unbinds and reparents; a bound
- * root is not dropped by memory pressure; no dentry is left pointing at a
- * freed mob (a debug kernel's KASAN sees it if one is).
+ * Lifetime of bindings in the dentry cgroup controller (cgroup-v2.rst,
+ * "Rename, Lifetime and Privilege"): rmdir of a root and umount of its
+ * filesystem end the binding, without making umount fail with EBUSY;
+ * removing the cgroup or disabling the controller in its parent unbinds
+ * and reparents; a bound root is not dropped by memory pressure; no dentry
+ * is left pointing at a freed mob (a debug kernel's KASAN sees it if one
+ * is).
  *
  * rmdir and umount end the binding before the syscall returns, so those
  * are checked at once.  Removing a css is asynchronous in cgroup core (it
@@ -130,13 +131,13 @@ static void rmdir_root(struct __test_metadata *_metadata, struct dm_ctx *ctx,
 	EXPECT_EQ(6, dm_current(cg));
 }
 
-/* DESIGN 4 "Lifetime": rmdir of the root ends the binding (ext4). */
+/* rmdir of the root ends the binding (ext4). */
 TEST_F_TIMEOUT(lifetime, rmdir_root_ext4, DM_TIMEOUT)
 {
 	rmdir_root(_metadata, &self->ctx, self->ctx.base, true);
 }
 
-/* DESIGN 4 "Lifetime": rmdir of the root ends the binding (tmpfs). */
+/* rmdir of the root ends the binding (tmpfs). */
 TEST_F_TIMEOUT(lifetime, rmdir_root_tmpfs, DM_TIMEOUT)
 {
 	char mnt[DM_PATH];
@@ -146,9 +147,9 @@ TEST_F_TIMEOUT(lifetime, rmdir_root_tmpfs, DM_TIMEOUT)
 }
 
 /*
- * DESIGN 4 "Lifetime": umount of a filesystem whose root is bound succeeds
- * (the binding holds a reference on the root dentry, but none on the
- * mount, which is what would make it EBUSY) and ends the binding.
+ * umount of a filesystem whose root is bound succeeds (the binding holds a
+ * reference on the root dentry, but none on the mount, which is what would
+ * make it EBUSY) and ends the binding.
  */
 TEST_F_TIMEOUT(lifetime, umount_bound_fs_root, DM_TIMEOUT)
 {
@@ -223,10 +224,10 @@ static int ns_child(void *arg)
 }
 
 /*
- * DESIGN 3 "resolved in the writer's mount namespace" and DESIGN 4
- * "umount ends the binding": a tmpfs bound from inside a mount namespace
- * is listed by device and "/", and its binding ends when the namespace
- * (its last reference) goes away.
+ * A path in dentry.root is "resolved in the writer's mount namespace", and
+ * "the umount of its last mount" ends a binding: a tmpfs bound from inside
+ * a mount namespace is listed by device and "/", and its binding ends when
+ * the namespace (its last reference) goes away.
  */
 TEST_F_TIMEOUT(lifetime, mntns_exit_ends_binding, DM_TIMEOUT)
 {
@@ -298,10 +299,10 @@ static const char *rebind(struct __test_metadata *_metadata,
 }
 
 /*
- * DESIGN 4 "Lifetime": removing a cgroup with a bound root succeeds,
- * unbinds the root and reparents its dentries to the mob of the root's
- * parent (none here), so the parent cgroup's current drops to 0.  The
- * dentries stay usable and the directory can be bound again.
+ * Removing a cgroup with a bound root succeeds, unbinds the root and
+ * reparents its dentries to the mob of the root's parent (none here), so
+ * the parent cgroup's current drops to 0.  The dentries stay usable and
+ * the directory can be bound again.
  */
 TEST_F_TIMEOUT(lifetime, cgroup_rmdir_reparents, DM_TIMEOUT)
 {
@@ -344,9 +345,8 @@ TEST_F_TIMEOUT(lifetime, cgroup_rmdir_reparents, DM_TIMEOUT)
 }
 
 /*
- * DESIGN 4 "Lifetime": disabling the controller in the parent's
- * subtree_control also unbinds; enabling it again gives the child fresh,
- * unbound files.
+ * Disabling the controller in the parent's subtree_control also unbinds;
+ * enabling it again gives the child fresh, unbound files.
  */
 TEST_F_TIMEOUT(lifetime, controller_disable_unbinds, DM_TIMEOUT)
 {
@@ -381,11 +381,11 @@ TEST_F_TIMEOUT(lifetime, controller_disable_unbinds, DM_TIMEOUT)
 }
 
 /*
- * DESIGN 4 "Lifetime": a bound root is not reclaimed by memory pressure.
- * The roots have no other reference (no open file, no cwd), so on a kernel
- * that left them on the LRU, drop_caches would free them.  Their unused
- * children may go (memory pressure must still reach them), and the count
- * stays exact: looking every name up again brings it to the known total.
+ * A bound root is not reclaimed by memory pressure.  The roots have no
+ * other reference (no open file, no cwd), so on a kernel that left them on
+ * the LRU, drop_caches would free them.  Their unused children may go
+ * (memory pressure must still reach them), and the count stays exact:
+ * looking every name up again brings it to the known total.
  */
 TEST_F_TIMEOUT(lifetime, root_survives_drop_caches, DM_TIMEOUT)
 {
@@ -418,9 +418,9 @@ TEST_F_TIMEOUT(lifetime, root_survives_drop_caches, DM_TIMEOUT)
 }
 
 /*
- * DESIGN 4 "No dentry is ever left pointing at a freed mob": cgroups are
- * bound, charged and removed in a loop without waiting, and their former
- * dentries used afterwards (looked up, created under, renamed, unlinked,
+ * No dentry is ever left pointing at a freed mob: cgroups are bound,
+ * charged and removed in a loop without waiting, and their former dentries
+ * used afterwards (looked up, created under, renamed, unlinked,
  * reclaimed).  A stale pointer is a use-after-free: the debug kernel's
  * KASAN reports it and the harness fails the run on the splat.
  */

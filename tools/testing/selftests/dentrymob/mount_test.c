@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Mounts inside a mob (DESIGN.md section 4, "Mounts"): a filesystem
- * mounted at a mountpoint inside a mob joins it and shows in dentry.root,
- * whatever the order: mounted after the bind, already mounted when the
- * tree is bound (in any mount namespace), or moved in.  So a tenant cannot
- * escape its limit through a fresh tmpfs, nor through the ones runc mounts
- * before it writes dentry.root (/dev, /dev/shm, /dev/mqueue).  A bind
- * mount, or another mount of a superblock that is mounted outside the
- * mob, stays where its dentries already are.
+ * Mounts inside a mob (Documentation/admin-guide/cgroup-v2.rst, "Dentry",
+ * "Membership, Charging and Reclaim"): a filesystem mounted at a
+ * mountpoint inside a mob joins it and shows in dentry.root, whatever the
+ * order: mounted after the bind, already mounted when the tree is bound
+ * (in any mount namespace), or moved in.  So a tenant cannot escape its
+ * limit through a fresh tmpfs, nor through the ones runc mounts before it
+ * writes dentry.root (/dev, /dev/shm, /dev/mqueue).  A bind mount, or
+ * another mount of a superblock that is mounted outside the mob, stays
+ * where its dentries already are.
  */
 #include <sched.h>
 #define _GNU_SOURCE
@@ -39,7 +40,7 @@ struct loop_res {
 	int err;
 };
 
-/* The attack of DESIGN.md section 1, in a child so that its cwd dies. */
+/* cgroup-v2.rst's "mkdir x; cd x" loop, in a child so that its cwd dies. */
 static int mkdir_loop(void *arg)
 {
 	struct loop_res *res = arg;
@@ -75,9 +76,10 @@ static int run_loop(const char *dir, int *err)
 }
 
 /*
- * The issue's case: a tmpfs mounted inside a bound ext4 tree joins the
- * mob (its root is listed and charged), the mkdir loop in it stops at the
- * limit, and umount ends the binding and gives every charge back.
+ * "A tenant cannot escape its limit through a fresh tmpfs": a tmpfs
+ * mounted inside a bound ext4 tree joins the mob (its root is listed and
+ * charged), the mkdir loop in it stops at the limit, and umount ends the
+ * binding and gives every charge back.
  */
 TEST_F_TIMEOUT(mount, tmpfs_inside_joins, DM_TIMEOUT)
 {

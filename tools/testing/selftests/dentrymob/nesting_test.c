@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Nested mobs (DESIGN.md section 4): a child cgroup binds a subdirectory
- * of its parent's root, the innermost root wins, and every level's
- * current and max behave hierarchically, through binds, renames and
- * unbinds.  tmpfs keeps every count exact, since all its positive
- * dentries are pinned and it keeps no negative ones.
+ * Nested mobs (cgroup-v2.rst, "Membership, Charging and Reclaim"): a child
+ * cgroup binds a subdirectory of its parent's root, "the innermost root
+ * wins", and every level's current and max behave hierarchically, through
+ * binds, renames and unbinds.  tmpfs keeps every count exact, since all
+ * its positive dentries are pinned and it keeps no negative ones.
  */
 #define _GNU_SOURCE
 #include <sys/syscall.h>

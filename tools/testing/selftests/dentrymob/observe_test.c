@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What an operator watches (DESIGN.md section 3): dentry.peak,
- * dentry.events and dentry.events.local, and dentry.stat.
+ * What an operator watches (Documentation/admin-guide/cgroup-v2.rst,
+ * "Dentry Interface Files"): dentry.peak, dentry.events and
+ * dentry.events.local, and dentry.stat.
  *
  * The numbers are exact.  On tmpfs every positive dentry is pinned and
  * unlink frees it at once, so a test knows current at every step and
@@ -88,8 +89,8 @@ TEST_F_TIMEOUT(observe, files_exist, DM_TIMEOUT)
 }
 
 /*
- * DESIGN 3 dentry.peak: the high-water mark of current, which never goes
- * down while current does.  tmpfs makes every step exact.
+ * dentry.peak: the high-water mark of current, which never goes down while
+ * current does.  tmpfs makes every step exact.
  */
 TEST_F_TIMEOUT(observe, peak_is_high_water_mark, DM_TIMEOUT)
 {
@@ -153,12 +154,11 @@ static long peak_read(int fd)
 }
 
 /*
- * Issue "Fast at scale" point 5, as memory.peak in 6.12: writing to
- * dentry.peak resets it to current for reads through the same open
- * file; files never written to, and new opens, keep reading the
- * high-water mark since the cgroup was made; a reset through one file
- * never lowers what another file reads.  Fails on a kernel whose
- * dentry.peak is read-only (EINVAL on the write).
+ * As with memory.peak, writing to dentry.peak resets it to current for
+ * reads through the same open file; files never written to, and new opens,
+ * keep reading the high-water mark since the cgroup was made; a reset
+ * through one file never lowers what another file reads.  Fails on a
+ * kernel whose dentry.peak is read-only (EINVAL on the write).
  */
 TEST_F_TIMEOUT(observe, peak_reset_per_open_file, DM_TIMEOUT)
 {
@@ -247,7 +247,7 @@ TEST_F_TIMEOUT(observe, peak_hierarchical, DM_TIMEOUT)
 }
 
 /*
- * DESIGN 3 dentry.events: "max N" counts the allocations that hit this
+ * dentry.events: "max N" counts the allocations that hit this
  * cgroup's limit, "fail N" those refused.  A full tmpfs mob, where nothing
  * can be reclaimed, fails every new name: mkdir and the lookup of a
  * missing name alike, one hit and one failure each, and a cached name is
@@ -336,9 +336,10 @@ TEST_F_TIMEOUT(observe, events_hierarchical_and_local, DM_TIMEOUT)
 }
 
 /*
- * DESIGN 3: a change to events is signalled through cgroup_file_notify,
- * which inotify (IN_MODIFY) and poll() (POLLPRI after a read, as for every
- * kernfs file) see.  Nothing is signalled while nothing fails.
+ * "A value change in this file generates a file modified event": a change
+ * to events is signalled through cgroup_file_notify, which inotify
+ * (IN_MODIFY) and poll() (POLLPRI after a read, as for every kernfs file)
+ * see.  Nothing is signalled while nothing fails.
  */
 TEST_F_TIMEOUT(observe, events_wake_inotify_and_poll, DM_TIMEOUT)
 {
@@ -393,14 +394,13 @@ TEST_F_TIMEOUT(observe, events_wake_inotify_and_poll, DM_TIMEOUT)
 }
 
 /*
- * DESIGN 3 dentry.stat: the five keys in order, each "key N".  After a
- * bind of a known ext4 tree every dentry in it migrated in, root
- * included; unused counts what is on the LRU, as nr_unused does: every
- * dentry that was once unused, since the LRU is lazy and a directory, the
- * root, or an opened file stays on it while used; negative counts the
- * misses.  A dentry that was never unused (a file created and still
- * open) is not on the LRU until its last reference goes.  Unbinding
- * migrates them all out again.
+ * dentry.stat: the five keys in order, each "key N".  After a bind of a
+ * known ext4 tree every dentry in it migrated in, root included; unused
+ * counts what is on the LRU, as nr_unused does: every dentry that was once
+ * unused, since the LRU is lazy and a directory, the root, or an opened
+ * file stays on it while used; negative counts the misses.  A dentry that
+ * was never unused (a file created and still open) is not on the LRU until
+ * its last reference goes.  Unbinding migrates them all out again.
  */
 TEST_F_TIMEOUT(observe, stat_after_bind_and_unbind, DM_TIMEOUT)
 {

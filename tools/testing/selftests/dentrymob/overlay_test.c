@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * No escape through a stacked filesystem (DESIGN.md section 4): the root
- * of nearly every container is an overlayfs, and its lookups, creations
- * and copy-ups make dentries in the layers below it.  With the overlay's
- * root bound to a mob, those must not let the dcache grow past the limit
- * by more than the documented bound: an overlay in a mob keeps no layer
- * dentry it does not use, so the host's nr_dentry grows by at most
- * 2 * max + OVL_SLACK (the overlay's own dentries, at most max, and one
- * real dentry pinned by each overlay inode in use).
+ * No escape through a stacked filesystem (cgroup-v2.rst, "Membership,
+ * Charging and Reclaim"): the root of nearly every container is an
+ * overlayfs, and its lookups, creations and copy-ups make dentries in the
+ * layers below it.  With the overlay's root bound to a mob, those must not
+ * let the dcache grow past the limit by more than the documented bound: an
+ * overlay in a mob keeps no layer dentry it does not use, so the host's
+ * nr_dentry grows by at most 2 * max + OVL_SLACK (the overlay's own
+ * dentries, at most max, and one real dentry pinned by each overlay inode
+ * in use).
  *
  * The layers are laid out as a container's: two lower layers and an upper
  * one, all directories of the ext4 scratch disk.

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Memory pressure still reclaims mob dentries (DESIGN.md section 4,
- * "Global pressure"): a mob limit adds to memcg and to the superblock
- * shrinkers, it never makes a dentry unreclaimable.  Whatever frees a
+ * Memory pressure still reclaims mob dentries
+ * (Documentation/admin-guide/cgroup-v2.rst, "Dentry", "Membership,
+ * Charging and Reclaim"): a mob limit adds to memcg and to the superblock
+ * shrinkers, "a mob never makes a dentry unreclaimable".  Whatever frees a
  * dentry, current stays exact.
  */
 #define _GNU_SOURCE

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Limit enforcement and reclaim in the dentry cgroup controller (DESIGN.md
- * section 4 "Limit enforcement"): an allocation over the limit first
- * reclaims unused dentries of the mob, with a second chance for referenced
- * ones, and fails with ENOMEM only when nothing can be freed; a lookup of a
+ * Limit enforcement and reclaim in the dentry cgroup controller
+ * (Documentation/admin-guide/cgroup-v2.rst, "Dentry", "Membership,
+ * Charging and Reclaim"): an allocation over the limit first reclaims
+ * unused dentries of the mob, with a second chance for referenced ones,
+ * and fails with ENOMEM only when nothing can be freed; a lookup of a
  * cached name never fails for the limit; lowering dentry.max reclaims at
  * once.
  *
@@ -30,10 +31,11 @@ static void bound_dir(struct __test_metadata *_metadata, struct dm_ctx *ctx,
 }
 
 /*
- * DESIGN 1 and 4 (the negative-dentry attack, contained): stat() of 5000
- * distinct missing names in a tree limited to 200 keeps returning ENOENT,
- * never ENOMEM, and current stays at or under max.  The negative dentries
- * are charged (current does fill up), and reclaimed to make room.
+ * stat() on millions of missing names (cgroup-v2.rst, "Dentry"),
+ * contained: stat() of 5000 distinct missing names in a tree limited to
+ * 200 keeps returning ENOENT, never ENOMEM, and current stays at or under
+ * max.  The negative dentries are charged (current does fill up), and
+ * reclaimed to make room.
  */
 TEST_F_TIMEOUT(reclaim, negative_flood, DM_TIMEOUT)
 {
@@ -71,9 +73,8 @@ TEST_F_TIMEOUT(reclaim, negative_flood, DM_TIMEOUT)
 }
 
 /*
- * Issue "Over the limit" item 5: on ext4, creating and closing far more
- * files than max succeeds, because older unused dentries are reclaimed,
- * and current never exceeds max.
+ * On ext4, creating and closing far more files than max succeeds, because
+ * older unused dentries are reclaimed, and current never exceeds max.
  */
 TEST_F_TIMEOUT(reclaim, create_close_many, DM_TIMEOUT)
 {
@@ -147,11 +148,10 @@ static long lost_names(struct __test_metadata *_metadata, const char *cg,
 }
 
 /*
- * DESIGN 4 "Limit enforcement" 1: reclaim takes the least recently used
- * first.  100 files are created (and closed) before 100 others, nothing
- * is looked up again, and pressure reclaims about 61 of them: under LRU
- * order (or CLOCK without referenced bits, which is FIFO) those are the
- * older ones.
+ * Reclaim takes the mob's least recently used dentries first.  100 files
+ * are created (and closed) before 100 others, nothing is looked up again,
+ * and pressure reclaims about 61 of them: under LRU order (or CLOCK
+ * without referenced bits, which is FIFO) those are the older ones.
  */
 TEST_F_TIMEOUT(reclaim, lru_order, DM_TIMEOUT)
 {
@@ -175,8 +175,9 @@ TEST_F_TIMEOUT(reclaim, lru_order, DM_TIMEOUT)
 }
 
 /*
- * DESIGN 4 "Limit enforcement" 1: a second chance for referenced dentries.
- * Files touched recently survive reclaim better than files left alone.
+ * A dentry looked up again while unused (DCACHE_REFERENCED) gets a second
+ * chance.  Files touched recently survive reclaim better than files left
+ * alone.
  *
  * Designed to hold under any CLOCK-like policy, whatever order the mob's
  * unused dentries are scanned in:
@@ -223,15 +224,15 @@ TEST_F_TIMEOUT(reclaim, second_chance, DM_TIMEOUT)
 }
 
 /*
- * Issue "Fast at scale" point 1: reclaim takes true LRU order within the
- * mob, across directories, not each directory's oldest names in turn.
- * Four sets of 100 files are created (and closed) in this order: a/old,
- * b/mid, a/new, b/newest.  Then 160 files are pinned at max = current +
- * 10, so about 150 unused dentries are reclaimed: under LRU order all of
- * a/old and about half of b/mid, and none of the two newest sets.  A walk
- * that takes one directory's oldest names, then the next directory's,
- * frees a/old and then a/new (or b/mid and then b/newest), whichever
- * directory it starts with.
+ * Each mob keeps its unused dentries on an LRU of its own: reclaim takes
+ * true LRU order within the mob, across directories, not each directory's
+ * oldest names in turn.  Four sets of 100 files are created (and closed)
+ * in this order: a/old, b/mid, a/new, b/newest.  Then 160 files are pinned
+ * at max = current + 10, so about 150 unused dentries are reclaimed: under
+ * LRU order all of a/old and about half of b/mid, and none of the two
+ * newest sets.  A walk that takes one directory's oldest names, then the
+ * next directory's, frees a/old and then a/new (or b/mid and then
+ * b/newest), whichever directory it starts with.
  */
 TEST_F_TIMEOUT(reclaim, lru_order_across_directories, DM_TIMEOUT)
 {
@@ -279,17 +280,18 @@ TEST_F_TIMEOUT(reclaim, lru_order_across_directories, DM_TIMEOUT)
 }
 
 /*
- * Issue "Fast at scale" point 1: a dentry in use costs reclaim one visit,
- * not one per pass.  100 files are created and closed (unused, on the
- * LRU), then opened and kept open: a dentry taken into use stays on the
- * LRU until a scan passes it, as in the superblock's LRU, and so does the
- * bound root, unused before the bind.  A flood of missing names at the
- * limit then makes the mob reclaim, and its first pass takes the 101
- * dentries in use off the LRU for good.  After it, dentry.stat's unused
- * (on the LRU) is exactly the cached negative dentries: current less the
- * root and the 100 open files.  Reclaim that only skips what is in use
- * leaves them on the LRU (unused = current) and walks past them again on
- * every pass: with a million open files, a million visits per batch.
+ * "A dentry in use that it finds there leaves the LRU for good": a dentry
+ * in use costs reclaim one visit, not one per pass.  100 files are created
+ * and closed (unused, on the LRU), then opened and kept open: a dentry
+ * taken into use stays on the LRU until a scan passes it, as in the
+ * superblock's LRU, and so does the bound root, unused before the bind.  A
+ * flood of missing names at the limit then makes the mob reclaim, and its
+ * first pass takes the 101 dentries in use off the LRU for good.  After
+ * it, dentry.stat's unused (on the LRU) is exactly the cached negative
+ * dentries: current less the root and the 100 open files.  Reclaim that
+ * only skips what is in use leaves them on the LRU (unused = current) and
+ * walks past them again on every pass: with a million open files, a
+ * million visits per batch.
  */
 TEST_F_TIMEOUT(reclaim, in_use_leave_the_lru, DM_TIMEOUT)
 {
@@ -316,13 +318,14 @@ TEST_F_TIMEOUT(reclaim, in_use_leave_the_lru, DM_TIMEOUT)
 }
 
 /*
- * Issue "Fast at scale" point 3: a hot set of missing names (a $PATH
- * search, a library loader) keeps its negative dentries while a stream of
- * unique missing names floods the same mob at its limit.  A hit on a
- * cached negative dentry ends in RCU path walk without a reference, so
- * dput() never marks it referenced; unless the walk marks it, reclaim
- * cannot tell it from the flood and, taking each directory's oldest
- * names first, frees the hot set first.
+ * "A negative dentry found again counts as looked up again, also when the
+ * lookup found it without taking a reference": a hot set of missing names
+ * (a $PATH search, a library loader) keeps its negative dentries while a
+ * stream of unique missing names floods the same mob at its limit.  A hit
+ * on a cached negative dentry ends in RCU path walk without a reference,
+ * so dput() never marks it referenced; unless the walk marks it, reclaim
+ * cannot tell it from the flood and, taking each directory's oldest names
+ * first, frees the hot set first.
  *
  * 200 hot names, then 10 rounds of: 700 unique missing names at max 1000,
  * then one lookup of each hot name with no limit, where a miss (a hot
@@ -359,8 +362,8 @@ TEST_F_TIMEOUT(reclaim, hot_negatives_survive_flood, DM_TIMEOUT)
 }
 
 /*
- * DESIGN 3 "dentry.max": lowering it below current reclaims unused
- * dentries right away, not at the next allocation.
+ * dentry.max: lowering it below current reclaims unused dentries right
+ * away, not at the next allocation.
  */
 TEST_F_TIMEOUT(reclaim, lower_max_reclaims, DM_TIMEOUT)
 {
@@ -384,9 +387,9 @@ TEST_F_TIMEOUT(reclaim, lower_max_reclaims, DM_TIMEOUT)
 }
 
 /*
- * DESIGN 3 "dentry.max" when nothing can be reclaimed (tmpfs): lowering
- * the limit below current is accepted, leaves current over it, and makes
- * new allocations fail until enough dentries are gone.
+ * dentry.max when nothing can be reclaimed (tmpfs): lowering the limit
+ * below current is accepted, leaves current over it, and makes new
+ * allocations fail until enough dentries are gone.
  */
 TEST_F_TIMEOUT(reclaim, lower_max_pinned, DM_TIMEOUT)
 {
@@ -482,7 +485,7 @@ static void check_cached_lookups(struct __test_metadata *_metadata,
 }
 
 /*
- * DESIGN 4 "Lookups of names that are already cached never fail because of
+ * "The lookup of a name that is already cached ... never fails because of
  * the limit".  tmpfs, full, every dentry pinned: lookups of existing names
  * succeed, while a new name is ENOMEM.
  */
@@ -536,16 +539,17 @@ static void *swap_thread(void *arg)
 }
 
 /*
- * DESIGN 4: "d_alloc_parallel MUST find an existing dentry before it
- * refuses a new one".  A cached name reaches d_alloc_parallel() when the
- * ref-walk hash lookup misses it, which happens while a rename has it
- * unhashed.  So: a full tmpfs mob (nothing reclaimable), one thread
- * exchanging names as fast as it can, and this one stat()ing them; no
- * stat() may fail.  This is a race: on a kernel without the rule it fails
- * only when the window is hit, but it never fails on a correct one.  (The
- * window is a few instructions of __d_move(): a kernel with the fallback
- * removed passed 310000 lookups under TCG.  This is a stress for KVM and
- * the debug kernel, not a reliable detector.)
+ * A lookup "is charged only once it is known to add a new name", so
+ * d_alloc_parallel() must find an existing dentry before it refuses a new
+ * one.  A cached name reaches d_alloc_parallel() when the ref-walk hash
+ * lookup misses it, which happens while a rename has it unhashed.  So: a
+ * full tmpfs mob (nothing reclaimable), one thread exchanging names as
+ * fast as it can, and this one stat()ing them; no stat() may fail.  This
+ * is a race: on a kernel without the rule it fails only when the window is
+ * hit, but it never fails on a correct one.  (The window is a few
+ * instructions of __d_move(): a kernel with the fallback removed passed
+ * 310000 lookups under TCG.  This is a stress for KVM and the debug
+ * kernel, not a reliable detector.)
  */
 TEST_F_TIMEOUT(reclaim, cached_lookup_during_renames, DM_TIMEOUT)
 {
@@ -586,10 +590,10 @@ TEST_F_TIMEOUT(reclaim, cached_lookup_during_renames, DM_TIMEOUT)
 }
 
 /*
- * DESIGN 4 "Limit enforcement" 2 and 3, and cached lookups, on ext4: with
- * every dentry of the mob in use (files held open) a new name is ENOMEM,
- * cached names still resolve; once the files are closed there is
- * something to reclaim, and creating succeeds again.
+ * "Only if nothing can be freed does the allocation fail", and cached
+ * lookups, on ext4: with every dentry of the mob in use (files held open)
+ * a new name is ENOMEM, cached names still resolve; once the files are
+ * closed there is something to reclaim, and creating succeeds again.
  */
 TEST_F_TIMEOUT(reclaim, enomem_only_when_nothing_to_reclaim, DM_TIMEOUT)
 {
@@ -619,9 +623,9 @@ TEST_F_TIMEOUT(reclaim, enomem_only_when_nothing_to_reclaim, DM_TIMEOUT)
 }
 
 /*
- * DESIGN 4 "Hierarchical charge" with reclaim: when an ancestor is at its
- * limit, reclaim comes from the mobs below it, so a child without a limit
- * of its own keeps creating files and the ancestor stays under max.
+ * The hierarchical charge with reclaim: when an ancestor is at its limit,
+ * reclaim comes from the mobs below it, so a child without a limit of its
+ * own keeps creating files and the ancestor stays under max.
  */
 TEST_F_TIMEOUT(reclaim, ancestor_limit_reclaims, DM_TIMEOUT)
 {
@@ -674,23 +678,23 @@ TEST_F_TIMEOUT(reclaim, bind_reclaims_ancestor_over_limit, DM_TIMEOUT)
 }
 
 /*
- * Review finding 6 (roots scale): a tenant may mount a fresh tmpfs on
- * every directory it owns inside its mob (from a user namespace it needs
- * no privilege), and each joins the mob as a root.  An allocation that
- * fails at the limit reclaims from every root once, so its cost grows
- * with the roots, but only by a few microseconds each: the walk over the
- * roots is one step per root (not a rescan of the list from its head for
- * each, as it once was: 20 000 roots made one failing stat() cost about
- * a second), and a root with nothing below it costs no walk.
+ * Many roots: a tenant may mount a fresh tmpfs on every directory it owns
+ * inside its mob (from a user namespace it needs no privilege), and each
+ * joins the mob as a root.  An allocation that fails at the limit reclaims
+ * from every root once, so its cost grows with the roots, but only by a
+ * few microseconds each: the walk over the roots is one step per root (not
+ * a rescan of the list from its head for each, as it once was: 20 000
+ * roots made one failing stat() cost about a second), and a root with
+ * nothing below it costs no walk.
  *
  * MR_ROOTS empty tmpfs are mounted, in a child's own mount namespace, on
  * the directories of a bound tmpfs at its limit; everything is pinned
  * (tmpfs), so every stat() of a missing name fails with ENOMEM after
  * trying each root.  The guest's clock may tick only every few
  * milliseconds, so each cost is the mean over as many stat()s as fit in
- * MR_PERIOD_MS.  make check-debug mounts fewer (DENTRYMOB_ROOTS) and
- * allows more per root (DENTRYMOB_ROOT_NS) on its KASAN and lockdep
- * kernel, where each costs several times as much.
+ * MR_PERIOD_MS.  A KASAN and lockdep kernel, where each costs several
+ * times as much, needs fewer roots (DENTRYMOB_ROOTS) and more time per
+ * root (DENTRYMOB_ROOT_NS).
  */
 #define MR_ROOTS	20000
 #define MR_PERIOD_MS	500

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Rename across mobs in the dentry cgroup controller (DESIGN.md section 4
- * "Rename across mobs"): the moved subtree's charges move to the target's
- * mob, d_exchange() is covered too, a rename never fails because of the
+ * Rename across mobs in the dentry cgroup controller
+ * (Documentation/admin-guide/cgroup-v2.rst, "Dentry", "Rename, Lifetime
+ * and Privilege"): the moved subtree's charges move to the target's mob,
+ * d_exchange() is covered too, a rename never fails because of the
  * target's limit once it has happened, and counts stay exact.
  *
  * Cross-mount renames are EXDEV, so both cgroups' roots are directories
@@ -109,9 +110,9 @@ TEST_F_TIMEOUT(rename, move_subtree, DM_TIMEOUT)
 }
 
 /*
- * DESIGN 4 "Rename across mobs", d_exchange(): RENAME_EXCHANGE of two
- * subtrees of different sizes swaps exactly their sizes; also a directory
- * with a file, and a mob with the unbound area.
+ * "RENAME_EXCHANGE moves both subtrees", d_exchange(): RENAME_EXCHANGE of
+ * two subtrees of different sizes swaps exactly their sizes; also a
+ * directory with a file, and a mob with the unbound area.
  */
 TEST_F_TIMEOUT(rename, exchange, DM_TIMEOUT)
 {
@@ -198,12 +199,12 @@ TEST_F_TIMEOUT(rename, overwrite, DM_TIMEOUT)
 }
 
 /*
- * DESIGN 4: a rename never fails because of the target's limit, and may
- * leave the target over its limit.  The target is given room for the one
- * negative dentry the destination lookup allocates before the rename
- * (that allocation happens before anything moved, and can fail like any
- * other), then receives a 10-dentry tree; RENAME_EXCHANGE allocates
- * nothing, so it succeeds into a mob exactly at its limit.
+ * A rename "never fails after the filesystem has renamed: the target mob
+ * may be left over its limit".  The target is given room for the one
+ * negative dentry the destination lookup allocates before the rename (that
+ * allocation happens before anything moved, and can fail like any other),
+ * then receives a 10-dentry tree; RENAME_EXCHANGE allocates nothing, so it
+ * succeeds into a mob exactly at its limit.
  */
 TEST_F_TIMEOUT(rename, target_over_limit, DM_TIMEOUT)
 {
@@ -271,11 +272,11 @@ static int nth_entry(const char *dir, unsigned int k, char *out,
 }
 
 /*
- * DESIGN 4: "after any sequence of operations, the sum of the dentries in a
- * mob's subtree equals its current".  200 pseudo-random renames and
- * exchanges of subtrees between a/, b/ and u/, at depth one or two, and
- * new dentries created along the way; after every ten, each mob's current
- * is checked against a recount of its tree.
+ * "The counts stay exact: the number of dentries in a mob's trees always
+ * equals what it is charged".  200 pseudo-random renames and exchanges of
+ * subtrees between a/, b/ and u/, at depth one or two, and new dentries
+ * created along the way; after every ten, each mob's current is checked
+ * against a recount of its tree.
  */
 TEST_F_TIMEOUT(rename, random_sequence_recount, DM_TIMEOUT)
 {

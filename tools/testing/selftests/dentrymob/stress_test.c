@@ -36,7 +36,7 @@
  *    after a first, short race, so that what the kernel creates once and
  *    keeps is in it;
  *  - the host fails the run on any kernel splat, and a debug kernel
- *    (make check-debug) adds KASAN, lockdep and kmemleak to that.
+ *    adds KASAN, lockdep and kmemleak to that.
  */
 #define _GNU_SOURCE
 #include "kselftest_harness.h"

@@ -7,11 +7,11 @@
  *
  * A filesystem holds s_umount for writing across a freeze or a remount,
  * including the sync_filesystem() that each starts with, and that sync
- * lasts as long as the disk takes to write what is dirty.  The harness
- * gives the guest a second ext4 disk ($DENTRYMOB_SLOW_DISK, /dev/vdb)
- * that QEMU throttles to 256 KiB/s (scripts/guest/guest.py), so 4 MiB of
- * dirty data keep a freeze or a remount-ro in that sync, s_umount held,
- * for about 16 seconds.  Meanwhile, with a root bound on that disk:
+ * lasts as long as the disk takes to write what is dirty.  The tests need
+ * a second ext4 disk, $DENTRYMOB_SLOW_DISK (/dev/vdb in a QEMU guest),
+ * whose writes are throttled to 256 KiB/s, so 4 MiB of dirty data keep a
+ * freeze or a remount-ro in that sync, s_umount held, for about 16
+ * seconds.  Meanwhile, with a root bound on that disk:
  *
  *  - lookups of new names in a mob at its limit all succeed (ENOENT, not
  *    ENOMEM): charging reclaims the mob's unused dentries;

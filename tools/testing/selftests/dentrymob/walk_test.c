@@ -29,13 +29,13 @@
  * The slowest rename is reported as guest time; the target is 10 ms on
  * real hardware, and under TCG on a shared host a single rename may be
  * delayed by the host alone, so the test fails only past WT_SLOW_MS
- * (DENTRYMOB_SLOW_MS: make check-debug's KASAN and lockdep kernel, where
- * the reclaim test's slowest stat() took 116 ms, allows 300).
- * Measured under TCG with 1,000,000 dentries: 28 ms with the bounded
- * walk, 424 ms with d_walk(), whose walks of the directory took 0.5 to
- * 0.85 s each (a soft lockup takes 2 s, so a million does not trigger
- * one; five million would, in a guest with the memory for them).
- * make check-debug runs it with fewer dentries (DENTRYMOB_HUGE_N).
+ * (DENTRYMOB_SLOW_MS: a KASAN and lockdep kernel, where the reclaim test's
+ * slowest stat() took 116 ms, needs 300).  Measured under TCG with
+ * 1,000,000 dentries: 28 ms with the bounded walk, 424 ms with d_walk(),
+ * whose walks of the directory took 0.5 to 0.85 s each (a soft lockup
+ * takes 2 s, so a million does not trigger one; five million would, in a
+ * guest with the memory for them).  A debug kernel needs fewer dentries
+ * (DENTRYMOB_HUGE_N).
  */
 #define _GNU_SOURCE
 #include <stdint.h>
