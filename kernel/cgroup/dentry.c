@@ -420,7 +420,14 @@ static struct dentry_mob *mob_charge_one(struct dentry_mob *mob, bool slack,
 		/* Over a limit: parked units are no licence to grow. */
 		mob_stock_set(stock, mob, 0);
 	}
-	batch = slack ? 1 : mob_stock_batch(mob);
+	/*
+	 * Nothing goes into the stock for a dying mob: css_offline() drains
+	 * the stocks once, and a stock filled after that would keep the css
+	 * (and its units in the ancestors' counters) until this CPU charges
+	 * another mob.  The stock lock, which that drain takes too, orders
+	 * this test after the kill that precedes it.
+	 */
+	batch = slack || css_is_dying(&mob->css) ? 1 : mob_stock_batch(mob);
 	over = mob_try_charge(mob, batch, slack);
 	if (over && batch > 1) {
 		batch = 1;
