@@ -222,14 +222,14 @@ say "7. Inside the container: while mkdir x; do cd x; done in its /tmp (the over
 echo "   Each level is an overlay dentry, charged, and the upper layer's"
 echo "   directory it pins: about 2 dentries per level on the host."
 baseline
-ev0=$(key events max)
+ev0=$(key events fail)
 run "container 'sh /bin/loop.sh /tmp $ESCAPE_CAP' > /tmp/loop1.out 2>&1; cat /tmp/loop1.out"
 growth
 show
 depth=$(sed -n 's/^depth=//p' /tmp/loop1.out)
 check "the loop in /tmp stopped with ENOMEM before depth $MAX (at $depth)" \
 	stopped /tmp/loop1.out "$depth"
-check "dentry.events counted the refusal" test "$(key events max)" -gt "$ev0"
+check "dentry.events counted the refusal" test "$(key events fail)" -gt "$ev0"
 check "the host grew by $growth <= 2 x max + $SLACK = $BOUND" test "$growth" -le "$BOUND"
 run "container 'rm -rf /tmp/x'"
 show
@@ -238,7 +238,7 @@ say "8. Inside the container: the same loop in its /dev/shm (tmpfs pins every de
 echo "   Without the adoption at bind this tmpfs would be in no mob, and the"
 echo "   loop would run until it stopped itself at depth $ESCAPE_CAP."
 baseline
-ev0=$(key events max)
+ev0=$(key events fail)
 run "container 'sh /bin/loop.sh /dev/shm $ESCAPE_CAP' > /tmp/loop2.out 2>&1; cat /tmp/loop2.out"
 growth
 show
@@ -248,7 +248,7 @@ check "the loop in /dev/shm stopped with ENOMEM before depth $MAX (at $depth)" \
 check "the mob is exactly full: dentry.current = dentry.max = $MAX" test "$(val current)" = "$MAX"
 check "dentry.stat negative is 0: no negative dentry is left to reclaim" \
 	test "$(key stat negative)" = 0
-check "dentry.events counted the refusal" test "$(key events max)" -gt "$ev0"
+check "dentry.events counted the refusal" test "$(key events fail)" -gt "$ev0"
 check "the host grew by $growth <= 2 x max + $SLACK = $BOUND" test "$growth" -le "$BOUND"
 
 say "9. Outside the container, the rest of the system allocates freely"
@@ -267,14 +267,14 @@ check "none of it was charged to the container: dentry.current is still $MAX" \
 say "10. ... while the container still cannot, until its limit is raised"
 echo "   The mob can free only the few dentries the container's last run left"
 echo "   unused, and starting the container takes them again."
-ev0=$(key events max)
+ev0=$(key events fail)
 run "container 'sh /bin/loop.sh /dev/shm $ESCAPE_CAP y' > /tmp/one.out 2>&1; cat /tmp/one.out"
 show
 depth=$(sed -n 's/^depth=//p' /tmp/one.out)
 check "the container's next mkdir fails with ENOMEM (the new loop got $depth levels)" \
 	stopped /tmp/one.out "$depth"
 check "the mob is full again: dentry.current = $MAX, dentry.events counted it" \
-	test "$(val current)" = "$MAX" -a "$(key events max)" -gt "$ev0"
+	test "$(val current)" = "$MAX" -a "$(key events fail)" -gt "$ev0"
 run "echo $((MAX + 100)) > $C/dentry.max"
 run "container 'mkdir /dev/shm/one-more && echo made /dev/shm/one-more' || true"
 show
