@@ -60,7 +60,7 @@ gt "$G" clean -q -fdx
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for p in "${patches[@]}"; do
-	gt "$G" am -q --committer-date-is-author-date "$REPO/patches/$p" || {
+	gt "$G" am -q --empty=keep --committer-date-is-author-date "$REPO/patches/$p" || {
 		gt "$G" am --abort || true
 		die "patches/$p does not apply"
 	}

@@ -69,7 +69,9 @@ gittree_am() {
 	[ ${#files[@]} -gt 0 ] || return 0
 	# The committer date is the author date: the same patches give the
 	# same commits on every machine.
-	gt "$dir" am -q --committer-date-is-author-date "${files[@]}" || {
+	# --empty=keep: a patch may add only new files of the repository
+	# (patches/newfiles), which its commit in the tree does not hold.
+	gt "$dir" am -q --empty=keep --committer-date-is-author-date "${files[@]}" || {
 		gt "$dir" am --abort 2>/dev/null || true
 		die "$pdir: a patch of the series does not apply with git am (see above)"
 	}
@@ -168,7 +170,8 @@ gittree_save() {
 	fi
 
 	tmp=$(mktemp -d)
-	gt "$dir" format-patch -q --zero-commit --no-signature --no-numbered \
+	# --always: such a commit is empty in the tree, and still a patch.
+	gt "$dir" format-patch -q --always --zero-commit --no-signature --no-numbered \
 		--filename-max-length=64 --stat=72 -o "$tmp" base..series
 	: >"$tmp/.series"
 	for f in "$tmp"/*.patch; do

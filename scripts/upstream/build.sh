@@ -4,7 +4,7 @@
 # unpatched base tree (build/base), static, into build/upstream-tests/:
 # tools/testing/selftests/cgroup (every C test), the C tests of
 # filesystems/, and the mount tests that go through fs/namespace.c's
-# mount and move_mount paths, which patch 0004 changes.  They are
+# mount and move_mount paths, which patch 0005 changes.  They are
 # installed as SUITE-NAME_test, the names scripts/guest/init runs.
 # The shell tests (test_cpuset_prs.sh, test_stress.sh, ...) need bash and
 # other tools the busybox guest does not have; README.md lists them.
