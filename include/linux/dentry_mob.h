@@ -94,8 +94,6 @@ int d_mob_bind(struct dentry *root, struct dentry_mob *mob,
 	       struct dentry_mob_binding *b);
 void d_mob_adopt_mounts(struct dentry *mp);
 void d_mob_finish(struct dentry_mob_binding *b);
-bool d_mob_binding_tryget(struct dentry_mob_binding *b);
-void d_mob_binding_put(struct dentry_mob_binding *b);
 void d_mob_removed(struct dentry *dentry);
 void d_mob_sb_shutdown(struct super_block *sb);
 long d_mob_reclaim(struct list_lru *lru, long nr_to_reclaim);

@@ -37,31 +37,31 @@
 #include <linux/string.h>
 #include <linux/user_namespace.h>
 
-#define DENTRY_MOB_MAX		S64_MAX
-#define DENTRY_MOB_MAX_STR	"max"
+#define MOB_MAX		S64_MAX
+#define MOB_MAX_STR	"max"
 
 /*
  * How often a charge reclaims and retries before it gives up, and how
  * many reclaim passes a write of dentry.max or dentry.root makes for
  * each level over its limit.
  */
-#define DENTRY_MOB_RECLAIM_RETRIES	8
+#define MOB_RECLAIM_RETRIES	8
 
-enum dentry_mob_event {
+enum mob_event_item {
 	/* An allocation hit this cgroup's limit (reclaim may have helped). */
-	DMOB_EVENT_MAX,
+	MOB_EVENT_MAX,
 	/* An allocation failed at this cgroup's limit. */
-	DMOB_EVENT_FAIL,
-	NR_DMOB_EVENTS,
+	MOB_EVENT_FAIL,
+	NR_MOB_EVENTS,
 };
 
-enum dentry_mob_stat_item {
-	DMOB_STAT_UNUSED,	/* gauge: on the LRU (DCACHE_LRU_LIST) */
-	DMOB_STAT_NEGATIVE,	/* gauge: negative */
-	DMOB_STAT_RECLAIMED,
-	DMOB_STAT_MIGRATED_IN,
-	DMOB_STAT_MIGRATED_OUT,
-	NR_DMOB_STATS,
+enum mob_stat_item {
+	MOB_STAT_UNUSED,	/* gauge: on the LRU (DCACHE_LRU_LIST) */
+	MOB_STAT_NEGATIVE,	/* gauge: negative */
+	MOB_STAT_RECLAIMED,
+	MOB_STAT_MIGRATED_IN,
+	MOB_STAT_MIGRATED_OUT,
+	NR_MOB_STATS,
 };
 
 struct dentry_mob {
@@ -90,13 +90,13 @@ struct dentry_mob {
 	 * Limit hits and refused allocations in this subtree (events) and
 	 * at this cgroup's own limit (events_local).
 	 */
-	atomic64_t events[NR_DMOB_EVENTS];
-	atomic64_t events_local[NR_DMOB_EVENTS];
+	atomic64_t events[NR_MOB_EVENTS];
+	atomic64_t events_local[NR_MOB_EVENTS];
 	struct cgroup_file events_file;
 	struct cgroup_file events_local_file;
 
 	/* Counts of this cgroup's own mob, for dentry.stat. */
-	long __percpu *stat;		/* [NR_DMOB_STATS] per CPU */
+	long __percpu *stat;		/* [NR_MOB_STATS] per CPU */
 
 	/*
 	 * Bound roots, a list of struct dentry_mob_binding.  Once @offline is
@@ -169,13 +169,13 @@ dentry_css_alloc(struct cgroup_subsys_state *parent)
 	if (!mob)
 		return ERR_PTR(-ENOMEM);
 
-	mob->stat = __alloc_percpu(NR_DMOB_STATS * sizeof(long),
+	mob->stat = __alloc_percpu(NR_MOB_STATS * sizeof(long),
 				   __alignof__(long));
 	if (!mob->stat) {
 		kfree(mob);
 		return ERR_PTR(-ENOMEM);
 	}
-	atomic64_set(&mob->limit, DENTRY_MOB_MAX);
+	atomic64_set(&mob->limit, MOB_MAX);
 	INIT_WORK(&mob->reclaim_work, mob_reclaim_workfn);
 	spin_lock_init(&mob->bindings_lock);
 	INIT_LIST_HEAD(&mob->bindings);
@@ -220,10 +220,6 @@ struct list_lru *dentry_mob_lru(struct dentry_mob *mob)
 	return &mob->lru;
 }
 
-/*
- * The charge loops below stop before the root cgroup: the root has no
- * limit and no files, so it is never charged.
- */
 /*
  * Racy, as in pids: a peak may miss a concurrent charge, never a settled
  * one.  peak >= local_peak always (a reset sets local_peak to current and
@@ -324,7 +320,9 @@ static long mob_batch(struct dentry_mob *mob)
 /*
  * Charge @nr dentries to @mob and its ancestors, each within its limit,
  * or with @slack within its limit plus two reclaim batches.  Returns NULL
- * on success, or the cgroup whose limit refused the charge.
+ * on success, or the cgroup whose limit refused the charge.  The loop
+ * stops before the root cgroup, as every charge loop here does: the root
+ * has no limit and no files, so it is never charged.
  */
 static struct dentry_mob *mob_try_charge(struct dentry_mob *mob, long nr,
 					 bool slack)
@@ -335,7 +333,7 @@ static struct dentry_mob *mob_try_charge(struct dentry_mob *mob, long nr,
 		s64 new = atomic64_add_return(nr, &p->counter);
 		s64 limit = atomic64_read(&p->limit);
 
-		if (slack && limit < DENTRY_MOB_MAX - 2 * 1024)
+		if (slack && limit < MOB_MAX - 2 * 1024)
 			limit += 2 * mob_batch(p);
 		if (new > limit)
 			goto revert;
@@ -344,8 +342,8 @@ static struct dentry_mob *mob_try_charge(struct dentry_mob *mob, long nr,
 
 revert:
 	for (q = mob; q != p; q = parent_mob(q))
-		atomic64_sub(nr, &q->counter);
-	atomic64_sub(nr, &p->counter);
+		WARN_ON_ONCE(atomic64_sub_return(nr, &q->counter) < 0);
+	WARN_ON_ONCE(atomic64_sub_return(nr, &p->counter) < 0);
 	return p;
 }
 
@@ -559,7 +557,7 @@ static long mob_reclaim(struct dentry_mob *over, long nr_to_reclaim)
 			busy = true;
 		else
 			freed += n;
-		mob_stat_add(mob, DMOB_STAT_RECLAIMED, max(n, 0L));
+		mob_stat_add(mob, MOB_STAT_RECLAIMED, max(n, 0L));
 		rcu_read_lock();
 		css_put(pos);
 		if (freed >= nr_to_reclaim)
@@ -575,7 +573,7 @@ static long mob_reclaim(struct dentry_mob *over, long nr_to_reclaim)
  * counts every allocation that hit the limit, so an operator sees the
  * pressure before anything fails; "fail" the allocations refused.
  */
-static void mob_event(struct dentry_mob *over, enum dentry_mob_event event)
+static void mob_event(struct dentry_mob *over, enum mob_event_item event)
 {
 	struct dentry_mob *p;
 
@@ -671,7 +669,7 @@ struct dentry_mob *dentry_mob_charge(struct dentry *parent)
 {
 	struct dentry_mob *mob = mob_tryget_of(parent);
 	struct dentry_mob *over;
-	int retries = DENTRY_MOB_RECLAIM_RETRIES;
+	int retries = MOB_RECLAIM_RETRIES;
 	bool refilled = false;
 
 	if (!mob)
@@ -681,8 +679,8 @@ struct dentry_mob *dentry_mob_charge(struct dentry *parent)
 		over = mob_charge_one(mob, false, &refilled);
 		if (!over)
 			break;
-		if (retries == DENTRY_MOB_RECLAIM_RETRIES)
-			mob_event(over, DMOB_EVENT_MAX);
+		if (retries == MOB_RECLAIM_RETRIES)
+			mob_event(over, MOB_EVENT_MAX);
 		/* units parked in other CPUs' stocks are not in use */
 		if (mob_drain_stocks(over, false) &&
 		    !mob_charge_one(mob, false, &refilled))
@@ -695,12 +693,12 @@ struct dentry_mob *dentry_mob_charge(struct dentry *parent)
 				mob_reclaim_async(over);
 				return mob;
 			}
-			mob_event(refused, DMOB_EVENT_FAIL);
+			mob_event(refused, MOB_EVENT_FAIL);
 			css_put(&mob->css);
 			return ERR_PTR(-ENOMEM);
 		}
 		if (!retries-- || mob_reclaim(over, mob_batch(over)) <= 0) {
-			mob_event(over, DMOB_EVENT_FAIL);
+			mob_event(over, MOB_EVENT_FAIL);
 			css_put(&mob->css);
 			return ERR_PTR(-ENOMEM);
 		}
@@ -742,10 +740,10 @@ void dentry_mob_transfer(struct dentry_mob *from, struct dentry_mob *to,
 	if (to) {
 		css_get_many(&to->css, nr);
 		mob_charge(to, nr);
-		mob_stat_add(to, DMOB_STAT_MIGRATED_IN, nr);
+		mob_stat_add(to, MOB_STAT_MIGRATED_IN, nr);
 	}
 	if (from) {
-		mob_stat_add(from, DMOB_STAT_MIGRATED_OUT, nr);
+		mob_stat_add(from, MOB_STAT_MIGRATED_OUT, nr);
 		if (nr == 1)
 			mob_uncharge_one(from);
 		else
@@ -765,9 +763,9 @@ void dentry_mob_transfer(struct dentry_mob *from, struct dentry_mob *to,
 void dentry_mob_stat_add(struct dentry_mob *mob, int unused, int negative)
 {
 	if (unused)
-		mob_stat_add(mob, DMOB_STAT_UNUSED, unused);
+		mob_stat_add(mob, MOB_STAT_UNUSED, unused);
 	if (negative)
-		mob_stat_add(mob, DMOB_STAT_NEGATIVE, negative);
+		mob_stat_add(mob, MOB_STAT_NEGATIVE, negative);
 }
 
 /**
@@ -860,7 +858,7 @@ static void mob_reclaim_to_limit(struct dentry_mob *mob)
 	struct dentry_mob *p;
 
 	for (p = mob; parent_mob(p); p = parent_mob(p)) {
-		int passes = DENTRY_MOB_RECLAIM_RETRIES;
+		int passes = MOB_RECLAIM_RETRIES;
 
 		while (passes--) {
 			s64 excess;
@@ -970,7 +968,7 @@ static int mob_unbind(struct dentry_mob *mob, const struct path *path)
  * This is O_NOFOLLOW | O_DIRECTORY.  A trailing slash would make the
  * lookup follow a symlink, so trailing slashes are dropped first.
  */
-static int dentry_root_lookup(char *buf, struct path *path)
+static int mob_root_lookup(char *buf, struct path *path)
 {
 	size_t len = strlen(buf);
 	int err;
@@ -993,7 +991,7 @@ static int dentry_root_lookup(char *buf, struct path *path)
  * Undo the escapes of seq_dentry() (" \t\n\\" as \ooo) in place, so that
  * a "MAJ:MIN PATH" line read from dentry.root can be written back.
  */
-static int dentry_root_unescape(char *s)
+static int mob_root_unescape(char *s)
 {
 	char *d = s;
 
@@ -1029,7 +1027,7 @@ static int mob_unbind_line(struct dentry_mob *mob, char *buf)
 	    buf[pos] != '/')
 		return -EINVAL;
 	want = buf + pos;
-	err = dentry_root_unescape(want);
+	err = mob_root_unescape(want);
 	if (err)
 		return err;
 	tmp = __getname();
@@ -1088,7 +1086,7 @@ static ssize_t dentry_root_write(struct kernfs_open_file *of, char *buf,
 	if (buf[0] != '/')
 		return -EINVAL;
 
-	err = dentry_root_lookup(buf, &path);
+	err = mob_root_lookup(buf, &path);
 	if (err)
 		return err;
 	if (unbind)
@@ -1128,13 +1126,13 @@ static ssize_t dentry_max_write(struct kernfs_open_file *of, char *buf,
 	int err;
 
 	buf = strstrip(buf);
-	if (!strcmp(buf, DENTRY_MOB_MAX_STR)) {
-		limit = DENTRY_MOB_MAX;
+	if (!strcmp(buf, MOB_MAX_STR)) {
+		limit = MOB_MAX;
 	} else {
 		err = kstrtoll(buf, 0, &limit);
 		if (err)
 			return err;
-		if (limit < 0 || limit >= DENTRY_MOB_MAX)
+		if (limit < 0 || limit >= MOB_MAX)
 			return -ERANGE;
 	}
 
@@ -1149,8 +1147,8 @@ static int dentry_max_show(struct seq_file *sf, void *v)
 	struct dentry_mob *mob = css_mob(seq_css(sf));
 	s64 limit = atomic64_read(&mob->limit);
 
-	if (limit >= DENTRY_MOB_MAX)
-		seq_puts(sf, DENTRY_MOB_MAX_STR "\n");
+	if (limit >= MOB_MAX)
+		seq_puts(sf, MOB_MAX_STR "\n");
 	else
 		seq_printf(sf, "%lld\n", limit);
 	return 0;
@@ -1162,7 +1160,7 @@ static s64 dentry_current_read(struct cgroup_subsys_state *css,
 	return mob_current(css_mob(css));
 }
 
-#define DMOB_PEAK_UNSET (-1UL)
+#define MOB_PEAK_UNSET (-1UL)
 
 /*
  * dentry.peak behaves as memory.peak: a file never written to reads the
@@ -1177,7 +1175,7 @@ static int dentry_peak_show(struct seq_file *sf, void *v)
 	unsigned long fd_peak = READ_ONCE(ofp->value);
 	s64 peak;
 
-	if (fd_peak == DMOB_PEAK_UNSET)
+	if (fd_peak == MOB_PEAK_UNSET)
 		peak = READ_ONCE(mob->peak);
 	else
 		peak = max_t(s64, fd_peak, READ_ONCE(mob->local_peak));
@@ -1187,7 +1185,7 @@ static int dentry_peak_show(struct seq_file *sf, void *v)
 
 static int dentry_peak_open(struct kernfs_open_file *of)
 {
-	of_peak(of)->value = DMOB_PEAK_UNSET;
+	of_peak(of)->value = MOB_PEAK_UNSET;
 	return 0;
 }
 
@@ -1196,7 +1194,7 @@ static void dentry_peak_release(struct kernfs_open_file *of)
 	struct dentry_mob *mob = css_mob(of_css(of));
 	struct cgroup_of_peak *ofp = of_peak(of);
 
-	if (ofp->value == DMOB_PEAK_UNSET)
+	if (ofp->value == MOB_PEAK_UNSET)
 		return;		/* never written to, so never listed */
 	spin_lock(&mob->peaks_lock);
 	list_del(&ofp->list);
@@ -1226,7 +1224,7 @@ static ssize_t dentry_peak_write(struct kernfs_open_file *of, char *buf,
 	list_for_each_entry(peer, &mob->peaks, list)
 		if (old > (s64)peer->value)
 			WRITE_ONCE(peer->value, old);
-	if (ofp->value == DMOB_PEAK_UNSET)
+	if (ofp->value == MOB_PEAK_UNSET)
 		list_add(&ofp->list, &mob->peaks);
 	WRITE_ONCE(ofp->value, cur);
 	spin_unlock(&mob->peaks_lock);
@@ -1235,9 +1233,9 @@ static ssize_t dentry_peak_write(struct kernfs_open_file *of, char *buf,
 
 static void mob_events_show(struct seq_file *sf, atomic64_t *events)
 {
-	seq_printf(sf, "max %lld\n", (s64)atomic64_read(&events[DMOB_EVENT_MAX]));
+	seq_printf(sf, "max %lld\n", (s64)atomic64_read(&events[MOB_EVENT_MAX]));
 	seq_printf(sf, "fail %lld\n",
-		   (s64)atomic64_read(&events[DMOB_EVENT_FAIL]));
+		   (s64)atomic64_read(&events[MOB_EVENT_FAIL]));
 }
 
 static int dentry_events_show(struct seq_file *sf, void *v)
@@ -1261,15 +1259,15 @@ static int dentry_stat_show(struct seq_file *sf, void *v)
 	struct dentry_mob *mob = css_mob(seq_css(sf));
 
 	seq_printf(sf, "unused %lld\n",
-		   mob_stat_read(mob, DMOB_STAT_UNUSED));
+		   mob_stat_read(mob, MOB_STAT_UNUSED));
 	seq_printf(sf, "negative %lld\n",
-		   mob_stat_read(mob, DMOB_STAT_NEGATIVE));
+		   mob_stat_read(mob, MOB_STAT_NEGATIVE));
 	seq_printf(sf, "reclaimed %lld\n",
-		   mob_stat_read(mob, DMOB_STAT_RECLAIMED));
+		   mob_stat_read(mob, MOB_STAT_RECLAIMED));
 	seq_printf(sf, "migrated_in %lld\n",
-		   mob_stat_read(mob, DMOB_STAT_MIGRATED_IN));
+		   mob_stat_read(mob, MOB_STAT_MIGRATED_IN));
 	seq_printf(sf, "migrated_out %lld\n",
-		   mob_stat_read(mob, DMOB_STAT_MIGRATED_OUT));
+		   mob_stat_read(mob, MOB_STAT_MIGRATED_OUT));
 	return 0;
 }
 

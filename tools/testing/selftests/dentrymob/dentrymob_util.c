@@ -566,12 +566,19 @@ void dm_ctx_cleanup(struct dm_ctx *ctx)
 			dm_cg_rmdir(ctx->cgs[i]);
 }
 
-/* Binds @path to @cg, remembering it for the teardown; returns 0 or -errno. */
+/*
+ * Binds @path to @cg, remembering it for the teardown; returns 0 or
+ * -errno.  -ENOSPC, without binding, once DM_MAX_BOUND roots are
+ * remembered: a test that needs more raises the constant.
+ */
 int dm_bind(struct dm_ctx *ctx, const char *cg, const char *path)
 {
-	int ret = dm_cg_write(cg, "dentry.root", path);
+	int ret;
 
-	if (!ret && ctx->nbound < DM_MAX_BOUND) {
+	if (ctx->nbound == DM_MAX_BOUND)
+		return -ENOSPC;
+	ret = dm_cg_write(cg, "dentry.root", path);
+	if (!ret) {
 		dm_copy(ctx->bound[ctx->nbound].cg, cg);
 		dm_copy(ctx->bound[ctx->nbound].path, path);
 		ctx->nbound++;

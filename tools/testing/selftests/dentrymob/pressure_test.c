@@ -131,4 +131,96 @@ TEST_F_TIMEOUT(pressure, memcg_limit_reclaims_mob, DM_TIMEOUT)
 	EXPECT_EQ(0, dm_events_fail(mob, false));
 }
 
+/*
+ * A walk that moves a subtree into a mob (here a rename) puts each unused
+ * dentry on the LRU of its new mob under d_lock, where the list of the
+ * dentry's memory cgroup in that LRU can only be made without sleeping.
+ * If that fails, the dentry must not stay charged on no LRU, where
+ * neither reclaim nor a shrinker would find it: it is freed, as dput()
+ * frees a dentry it cannot put on an LRU.  failslab fails the renaming
+ * task's allocations that cannot sleep; the files were made by a task in
+ * another memcg, so their list in the mob's LRU does not exist yet.
+ */
+#define DM_FAILSLAB "/sys/kernel/debug/failslab"
+
+static int failslab_set(const char *attr, const char *val)
+{
+	char path[DM_PATH];
+
+	snprintf(path, sizeof(path), "%s/%s", DM_FAILSLAB, attr);
+	return dm_write_str(path, val);
+}
+
+struct fill_args {
+	const char *dir;
+	const char *memcg;
+	int n;
+};
+
+static int fill_child(void *arg)
+{
+	struct fill_args *a = arg;
+	char pid[32];
+	int err;
+
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	if (dm_cg_write(a->memcg, "cgroup.procs", pid))
+		return 2;
+	return dm_create_files(a->dir, "f", 0, a->n, &err) == a->n ? 0 : 3;
+}
+
+TEST_F_TIMEOUT(pressure, unlistable_dentries_are_freed, DM_TIMEOUT)
+{
+	const char *mob = dm_cg(_metadata, &self->ctx, NULL, "mob");
+	char d[DM_PATH], x[DM_PATH], to[DM_PATH], buf[DM_BUF];
+	const char *mem;
+	struct fill_args a;
+	int moved;
+	long cur;
+
+	if (access(DM_FAILSLAB, F_OK))
+		mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
+	if (access(DM_FAILSLAB, F_OK))
+		SKIP(return, "no %s (CONFIG_FAILSLAB)", DM_FAILSLAB);
+	ASSERT_LE(0, dm_read_file(DM_CGROUP_ROOT "/cgroup.subtree_control",
+				  buf, sizeof(buf)));
+	if (!dm_has_word(buf, "memory"))
+		ASSERT_EQ(0, dm_write_str(DM_CGROUP_ROOT
+					  "/cgroup.subtree_control", "+memory"));
+	mem = dm_cg(_metadata, &self->ctx, NULL, "mem");
+
+	ASSERT_EQ(0, mkdir(dm_join(d, self->ctx.base, "d"), 0755));
+	ASSERT_EQ(0, dm_bind(&self->ctx, mob, d));
+	ASSERT_EQ(0, mkdir(dm_join(x, self->ctx.base, "x"), 0755));
+	a = (struct fill_args){ .dir = x, .memcg = mem, .n = 200 };
+	ASSERT_EQ(0, dm_run_child(fill_child, &a));
+	ASSERT_EQ(1, dm_current(mob));
+
+	ASSERT_EQ(0, failslab_set("verbose", "0"));
+	ASSERT_EQ(0, failslab_set("task-filter", "Y"));
+	ASSERT_EQ(0, failslab_set("ignore-gfp-wait", "Y"));
+	ASSERT_EQ(0, failslab_set("times", "-1"));
+	ASSERT_EQ(0, failslab_set("probability", "100"));
+	ASSERT_EQ(0, dm_write_str("/proc/self/make-it-fail", "1"));
+	moved = rename(x, dm_join(to, d, "x"));
+	dm_write_str("/proc/self/make-it-fail", "0");
+	failslab_set("probability", "0");
+	failslab_set("times", "1");
+	failslab_set("task-filter", "N");
+	ASSERT_EQ(0, moved) {
+		TH_LOG("rename with failslab on: %s", strerror(errno));
+	}
+
+	/*
+	 * The 200 files are freed at the walk.  The root and x, made by
+	 * this task, are on the mob's LRU: every charged dentry is.
+	 */
+	cur = dm_current(mob);
+	EXPECT_EQ(2, cur);
+	EXPECT_EQ(cur, dm_stat(mob, "unused"));
+	/* nothing is lost: the names come back, and are charged */
+	EXPECT_EQ(200, dm_stat_names(to, "f", 0, 200, 0));
+	EXPECT_EQ(202, dm_current(mob));
+}
+
 DM_HARNESS_MAIN
