@@ -54,6 +54,19 @@ for s in "$dir"/*.sh; do
 	install -m 0755 "$s" "$out/"
 done
 
+# The kselftest way too, as upstream builds them (docs/harness.md), into
+# build/obj/kselftest/dentrymob/; and the list kselftest's runner takes
+# from the Makefile (lib.mk's emit_tests) must name every test here, so a
+# Makefile that misses a program fails make check.
+make -s -C "$B/linux/tools/testing/selftests" O="$B/obj" TARGETS=dentrymob \
+	>/dev/null || die "make -C tools/testing/selftests TARGETS=dentrymob fails"
+emitted=$(make -s --no-print-directory -C "$dir" top_srcdir="$B/linux" \
+	OUTPUT="$B/obj/kselftest/dentrymob" emit_tests | sed 's/^.*://' | sort)
+ours=$(cd "$dir" && printf '%s\n' *_test.c *_test.sh | sed 's/\.c$//' | sort)
+[ "$emitted" = "$ours" ] ||
+	die "the selftests' Makefile lists: $(tr '\n' ' ' <<<"$emitted")
+  the directory has: $(tr '\n' ' ' <<<"$ours")"
+
 # stress-ng for stressng_test.sh: Debian's own binary (make deps installs it)
 # with the shared libraries that ldd names, as make check-tools does for
 # runc.  The guest's root is a static busybox with no /lib64 or /lib, so
