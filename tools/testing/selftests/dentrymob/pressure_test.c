@@ -64,19 +64,26 @@ TEST_F_TIMEOUT(pressure, drop_caches_empties_unused, DM_TIMEOUT)
  * mob's current stays exact: the tree holds only negative dentries and
  * its root, and dentry.stat recounts them by walking the tree.
  */
-struct churn_args {
+struct child_args {
 	const char *dir;
 	const char *memcg;
 	int n;
 };
 
-static int churn_child(void *arg)
+/* Moves the calling task into @memcg. */
+static int join_memcg(const char *memcg)
 {
-	struct churn_args *a = arg;
 	char pid[32];
 
 	snprintf(pid, sizeof(pid), "%d", getpid());
-	if (dm_cg_write(a->memcg, "cgroup.procs", pid))
+	return dm_cg_write(memcg, "cgroup.procs", pid);
+}
+
+static int churn_child(void *arg)
+{
+	struct child_args *a = arg;
+
+	if (join_memcg(a->memcg))
 		return 2;
 	if (dm_stat_names(a->dir, "missing", 0, a->n, ENOENT) != a->n)
 		return 3;
@@ -87,7 +94,7 @@ TEST_F_TIMEOUT(pressure, memcg_limit_reclaims_mob, DM_TIMEOUT)
 {
 	const char *mob = dm_cg(_metadata, &self->ctx, NULL, "mob");
 	const char *mem;
-	struct churn_args a;
+	struct child_args a;
 	char d[DM_PATH], buf[DM_BUF];
 	long cur, oom, max_ev;
 	const int n = 150000;
@@ -105,7 +112,7 @@ TEST_F_TIMEOUT(pressure, memcg_limit_reclaims_mob, DM_TIMEOUT)
 	ASSERT_EQ(0, dm_bind(&self->ctx, mob, d));
 	EXPECT_EQ(DM_UNLIMITED, dm_read_limit(mob, "dentry.max"));
 
-	a = (struct churn_args){ .dir = d, .memcg = mem, .n = n };
+	a = (struct child_args){ .dir = d, .memcg = mem, .n = n };
 	EXPECT_EQ(0, dm_run_child(churn_child, &a)) {
 		TH_LOG("the flood in a memcg with memory.max=8M died");
 	}
@@ -151,20 +158,12 @@ static int failslab_set(const char *attr, const char *val)
 	return dm_write_str(path, val);
 }
 
-struct fill_args {
-	const char *dir;
-	const char *memcg;
-	int n;
-};
-
 static int fill_child(void *arg)
 {
-	struct fill_args *a = arg;
-	char pid[32];
+	struct child_args *a = arg;
 	int err;
 
-	snprintf(pid, sizeof(pid), "%d", getpid());
-	if (dm_cg_write(a->memcg, "cgroup.procs", pid))
+	if (join_memcg(a->memcg))
 		return 2;
 	return dm_create_files(a->dir, "f", 0, a->n, &err) == a->n ? 0 : 3;
 }
@@ -174,7 +173,7 @@ TEST_F_TIMEOUT(pressure, unlistable_dentries_are_freed, DM_TIMEOUT)
 	const char *mob = dm_cg(_metadata, &self->ctx, NULL, "mob");
 	char d[DM_PATH], x[DM_PATH], to[DM_PATH], buf[DM_BUF];
 	const char *mem;
-	struct fill_args a;
+	struct child_args a;
 	int moved;
 	long cur;
 
@@ -192,7 +191,7 @@ TEST_F_TIMEOUT(pressure, unlistable_dentries_are_freed, DM_TIMEOUT)
 	ASSERT_EQ(0, mkdir(dm_join(d, self->ctx.base, "d"), 0755));
 	ASSERT_EQ(0, dm_bind(&self->ctx, mob, d));
 	ASSERT_EQ(0, mkdir(dm_join(x, self->ctx.base, "x"), 0755));
-	a = (struct fill_args){ .dir = x, .memcg = mem, .n = 200 };
+	a = (struct child_args){ .dir = x, .memcg = mem, .n = 200 };
 	ASSERT_EQ(0, dm_run_child(fill_child, &a));
 	ASSERT_EQ(1, dm_current(mob));
 
