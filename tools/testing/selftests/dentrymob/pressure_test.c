@@ -70,6 +70,20 @@ struct child_args {
 	int n;
 };
 
+/* A top-level cgroup "mem" with the memory controller enabled. */
+static const char *mem_cg(struct __test_metadata *_metadata,
+			  struct dm_ctx *ctx)
+{
+	char buf[DM_BUF];
+
+	ASSERT_LE(0, dm_read_file(DM_CGROUP_ROOT "/cgroup.subtree_control",
+				  buf, sizeof(buf)));
+	if (!dm_has_word(buf, "memory"))
+		ASSERT_EQ(0, dm_write_str(DM_CGROUP_ROOT
+					  "/cgroup.subtree_control", "+memory"));
+	return dm_cg(_metadata, ctx, NULL, "mem");
+}
+
 /* Moves the calling task into @memcg. */
 static int join_memcg(const char *memcg)
 {
@@ -95,16 +109,11 @@ TEST_F_TIMEOUT(pressure, memcg_limit_reclaims_mob, DM_TIMEOUT)
 	const char *mob = dm_cg(_metadata, &self->ctx, NULL, "mob");
 	const char *mem;
 	struct child_args a;
-	char d[DM_PATH], buf[DM_BUF];
+	char d[DM_PATH];
 	long cur, oom, max_ev;
 	const int n = 150000;
 
-	ASSERT_LE(0, dm_read_file(DM_CGROUP_ROOT "/cgroup.subtree_control",
-				  buf, sizeof(buf)));
-	if (!dm_has_word(buf, "memory"))
-		ASSERT_EQ(0, dm_write_str(DM_CGROUP_ROOT
-					  "/cgroup.subtree_control", "+memory"));
-	mem = dm_cg(_metadata, &self->ctx, NULL, "mem");
+	mem = mem_cg(_metadata, &self->ctx);
 	/* 150k dentries are ~28 MiB of dentry slab alone */
 	ASSERT_EQ(0, dm_cg_write(mem, "memory.max", "8M"));
 
@@ -171,7 +180,7 @@ static int fill_child(void *arg)
 TEST_F_TIMEOUT(pressure, unlistable_dentries_are_freed, DM_TIMEOUT)
 {
 	const char *mob = dm_cg(_metadata, &self->ctx, NULL, "mob");
-	char d[DM_PATH], x[DM_PATH], to[DM_PATH], buf[DM_BUF];
+	char d[DM_PATH], x[DM_PATH], to[DM_PATH];
 	const char *mem;
 	struct child_args a;
 	int moved;
@@ -181,12 +190,7 @@ TEST_F_TIMEOUT(pressure, unlistable_dentries_are_freed, DM_TIMEOUT)
 		mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
 	if (access(DM_FAILSLAB, F_OK))
 		SKIP(return, "no %s (CONFIG_FAILSLAB)", DM_FAILSLAB);
-	ASSERT_LE(0, dm_read_file(DM_CGROUP_ROOT "/cgroup.subtree_control",
-				  buf, sizeof(buf)));
-	if (!dm_has_word(buf, "memory"))
-		ASSERT_EQ(0, dm_write_str(DM_CGROUP_ROOT
-					  "/cgroup.subtree_control", "+memory"));
-	mem = dm_cg(_metadata, &self->ctx, NULL, "mem");
+	mem = mem_cg(_metadata, &self->ctx);
 
 	ASSERT_EQ(0, mkdir(dm_join(d, self->ctx.base, "d"), 0755));
 	ASSERT_EQ(0, dm_bind(&self->ctx, mob, d));
