@@ -56,7 +56,7 @@ export BASE_PKG BASE_PKG_VERSION BASE_TARBALL CRUN_VERSION RUNC_VERSION TOOLS_DE
 .NOTPARALLEL:
 
 .PHONY: all help deps base tree save kernel tests initramfs check demo \
-	check-debug check-tools check-integration check-upstream crun runc systemd \
+	check-debug check-rt check-tools check-integration check-upstream crun runc systemd \
 	rootfs-integration bench bench-report bench-locks bench-smp series checkpatch \
 	series-buildcheck clean distclean
 
@@ -67,8 +67,9 @@ help:
 	@echo 'make check              build the kernel and the selftests, boot them, report'
 	@echo 'make tree               build/linux: git tree of base + patches/, new files linked'
 	@echo 'make save               patches/ (and crun/, runc/, systemd/) from the trees'\'' commits'
-	@echo 'make kernel[-VARIANT]   build/bzImage[-VARIANT]; variants: base debug tools integration locks'
+	@echo 'make kernel[-VARIANT]   build/bzImage[-VARIANT]; variants: base debug tools integration locks rt'
 	@echo 'make check-debug        every selftest on the debug kernel (KASAN, lockdep, ...)'
+	@echo 'make check-rt           the same suites on a PREEMPT_RT kernel (build/bzImage-rt)'
 	@echo 'make check-tools        cgroup-tools, runc, crun (Debian and patched) in the guest'
 	@echo 'make check-integration  patched systemd as PID 1 on a Debian rootfs: DentryMax='
 	@echo 'make check-upstream     upstream cgroup/filesystems selftests: base vs patched'
@@ -112,6 +113,7 @@ $(eval $(call kernel_variant,debug,build/linux,config/debug.config))
 $(eval $(call kernel_variant,tools,build/linux,config/tools.config))
 $(eval $(call kernel_variant,integration,build/linux,config/integration.config))
 $(eval $(call kernel_variant,locks,build/linux,config/locks.config))
+$(eval $(call kernel_variant,rt,build/linux,config/rt.config))
 
 tests: kernel
 	@scripts/check/build-tests.sh
@@ -137,6 +139,15 @@ debug_env = $(if $(findstring DENTRYMOB_HUGE_N,$(GUEST_ENV)),,DENTRYMOB_HUGE_N=2
 	$(if $(findstring DENTRYMOB_CYCLES,$(GUEST_ENV)),,DENTRYMOB_CYCLES=1500) \
 	$(if $(findstring DENTRYMOB_ROOTS,$(GUEST_ENV)),,DENTRYMOB_ROOTS=5000 DENTRYMOB_ROOT_NS=20000) \
 	$(if $(findstring DENTRYMOB_SLOW_MS,$(GUEST_ENV)),,DENTRYMOB_SLOW_MS=300)
+# The selftests on PREEMPT_RT, where the stock's lock must not sleep.
+# d_lock is an rt_mutex there, so struct dentry is larger, as in the debug
+# kernel.
+check-rt: deps kernel-rt tests initramfs
+	@GUEST_KERNEL=build/bzImage-rt GUEST_LOG=console-rt \
+		GUEST_TIMEOUT=$(call timeout,check) GUEST_SKIP=fail \
+		GUEST_ENV="DENTRYMOB_DENTRY_SIZE=$$(scripts/tree/dentry-size.sh build/obj-rt) $(GUEST_ENV)" \
+		scripts/guest/guest.py
+
 check-debug: deps kernel-debug tests initramfs
 	@GUEST_KERNEL=build/bzImage-debug GUEST_LOG=console-debug \
 		GUEST_TIMEOUT=$(call timeout,debug) GUEST_SKIP=fail \

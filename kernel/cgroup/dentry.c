@@ -116,7 +116,7 @@ struct dentry_mob {
 
 /* The per-CPU charge stock: see mob_charge_one(). */
 struct mob_stock {
-	spinlock_t lock;		/* remote drains take it too */
+	raw_spinlock_t lock;		/* remote drains take it too */
 	struct dentry_mob *cached;	/* with a css reference, or NULL */
 	unsigned int nr;		/* units charged to it and unused */
 };
@@ -185,7 +185,7 @@ dentry_css_alloc(struct cgroup_subsys_state *parent)
 		int cpu;
 
 		for_each_possible_cpu(cpu)
-			spin_lock_init(&per_cpu_ptr(&mob_stock, cpu)->lock);
+			raw_spin_lock_init(&per_cpu_ptr(&mob_stock, cpu)->lock);
 	}
 	/* The root cgroup has no dentry.root: no dentry is ever in its mob. */
 	if (parent) {
@@ -263,6 +263,8 @@ static bool mob_under(struct dentry_mob *mob, struct dentry_mob *over)
  * CPU's @stock locked.  counter includes the units parked in stocks;
  * those of this CPU are subtracted, so on one CPU the peak is exact, and
  * on N CPUs at most (N - 1) * 2 * MOB_STOCK_BATCH above the true mark.
+ * counter never goes past a limit but for a forced charge (see
+ * mob_try_charge()), so neither does the peak.
  */
 static void mob_update_peaks(struct mob_stock *stock, struct dentry_mob *mob)
 {
@@ -277,17 +279,24 @@ static void mob_update_peaks(struct mob_stock *stock, struct dentry_mob *mob)
 	}
 }
 
+/*
+ * The stock is this CPU's, so preemption is off while it is held, and a
+ * raw spinlock (a remote drain takes it too) keeps it so on PREEMPT_RT,
+ * where a spinlock_t sleeps: nothing under it sleeps or takes a
+ * spinlock_t (atomics, css_get() and css_put(), whose release queues a
+ * work item under the workqueue's own raw lock).
+ */
 static struct mob_stock *mob_stock_lock(void)
 {
 	struct mob_stock *stock = get_cpu_ptr(&mob_stock);
 
-	spin_lock(&stock->lock);
+	raw_spin_lock(&stock->lock);
 	return stock;
 }
 
 static void mob_stock_unlock(struct mob_stock *stock)
 {
-	spin_unlock(&stock->lock);
+	raw_spin_unlock(&stock->lock);
 	put_cpu_ptr(&mob_stock);
 }
 
@@ -323,6 +332,13 @@ static long mob_batch(struct dentry_mob *mob)
  * on success, or the cgroup whose limit refused the charge.  The loop
  * stops before the root cgroup, as every charge loop here does: the root
  * has no limit and no files, so it is never charged.
+ *
+ * Each level is charged only if it stays within its limit, by cmpxchg,
+ * not added to and taken back when over, as page_counter_try_charge()
+ * does: on more than one CPU, a batch added for a moment would show in
+ * another CPU's dentry.current and dentry.peak (a peak of max + 32), and
+ * would refuse another CPU's charge that fits.  counter is written once
+ * per stock batch, so the loop seldom retries.
  */
 static struct dentry_mob *mob_try_charge(struct dentry_mob *mob, long nr,
 					 bool slack)
@@ -330,20 +346,21 @@ static struct dentry_mob *mob_try_charge(struct dentry_mob *mob, long nr,
 	struct dentry_mob *p, *q;
 
 	for (p = mob; parent_mob(p); p = parent_mob(p)) {
-		s64 new = atomic64_add_return(nr, &p->counter);
 		s64 limit = atomic64_read(&p->limit);
+		s64 old = atomic64_read(&p->counter);
 
 		if (slack && limit < MOB_MAX - 2 * 1024)
 			limit += 2 * mob_batch(p);
-		if (new > limit)
-			goto revert;
+		do {
+			if (old + nr > limit)
+				goto revert;
+		} while (!atomic64_try_cmpxchg(&p->counter, &old, old + nr));
 	}
 	return NULL;
 
 revert:
 	for (q = mob; q != p; q = parent_mob(q))
 		WARN_ON_ONCE(atomic64_sub_return(nr, &q->counter) < 0);
-	WARN_ON_ONCE(atomic64_sub_return(nr, &p->counter) < 0);
 	return p;
 }
 
@@ -490,7 +507,7 @@ static long mob_drain_stocks(struct dentry_mob *over, bool forget)
 
 		if (!READ_ONCE(stock->cached))
 			continue;
-		spin_lock(&stock->lock);
+		raw_spin_lock(&stock->lock);
 		if (stock->cached && mob_under(stock->cached, over)) {
 			n += stock->nr;
 			if (forget && stock->cached == over)
@@ -498,7 +515,7 @@ static long mob_drain_stocks(struct dentry_mob *over, bool forget)
 			else
 				mob_stock_set(stock, stock->cached, 0);
 		}
-		spin_unlock(&stock->lock);
+		raw_spin_unlock(&stock->lock);
 	}
 	return n;
 }

@@ -102,10 +102,10 @@ def qemu_command(kernel, initrd, console, scratch, mem=None, smp=None,
               (loglevel, os.environ.get('TEST_TIMEOUT') or 600, append,
                os.environ.get('GUEST_ENV', ''),
                os.environ.get('KERNEL_APPEND', ''))).strip()
-    # The suites run on one CPU (GUEST_SMP=2 for two): until 2026-12-04
-    # "-smp 2" booted one anyway, and on two pressure_test's memcg flood
-    # was OOM-killed in 2 of 3 runs (not yet understood; docs/harness.md).
-    smp = str(smp or os.environ.get('GUEST_SMP') or 1)
+    # Two CPUs unless GUEST_SMP says otherwise: every real host is SMP,
+    # and the races of the charge stock, the walks and d_alloc_parallel()
+    # only show on more than one.
+    smp = str(smp or os.environ.get('GUEST_SMP') or 2)
     # One CPU per socket: SeaBIOS lists only the first CPU of each package
     # in the MP table, and without ACPI the kernel knows no other list, so
     # "-smp 2" (one socket of two cores since QEMU 6.2) boots one CPU.

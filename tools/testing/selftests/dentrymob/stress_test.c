@@ -54,7 +54,13 @@
 #define NR_CGS			4	/* x, x/c, y, z */
 #define MAX_WORKERS		8
 #define MAX_BAD			16
-#define MAX_ROOTS		64
+/*
+ * Every directory rand_path() can name may be a root at the end of a race:
+ * 2 tops x 5 dirs x (1 + 6 + 36), and the mounts that joined.  On two CPUs
+ * a race of 15 s leaves more than 64 of them bound.
+ */
+#define MAX_ROOTS		512
+#define ROOTS_BUF		(MAX_ROOTS * 64)
 
 static const char * const dirs[NR_DIRS] = { "r0", "r1", "r2", "u", "m" };
 
@@ -458,7 +464,8 @@ struct recount {
 static void read_roots(struct __test_metadata *_metadata, struct stress *s,
 		       struct recount *rc)
 {
-	char buf[DM_BUF], path[DM_PATH], *line, *save;
+	static char buf[ROOTS_BUF];
+	char path[DM_PATH], *line, *save;
 	unsigned int ma, mi;
 	int i, t, n;
 
