@@ -100,6 +100,7 @@ long d_mob_reclaim(struct list_lru *lru, long nr_to_reclaim);
 struct shrinker *d_mob_lru_init(struct list_lru *lru);
 void d_mob_lru_destroy(struct shrinker *shrink, struct list_lru *lru);
 void d_mob_mark_referenced(struct dentry *dentry);
+int d_mob_may_rename(struct dentry *dentry, struct dentry *new_dir);
 
 /* fs/namespace.c */
 int mnt_dentry_mob_adopt(struct dentry *mp, struct vfsmount **mnts, int n);
@@ -155,6 +156,12 @@ static inline void d_mob_adopt_mounts(struct dentry *mp)
 
 static inline void d_mob_mark_referenced(struct dentry *dentry)
 {
+}
+
+static inline int d_mob_may_rename(struct dentry *dentry,
+				   struct dentry *new_dir)
+{
+	return 0;
 }
 
 #endif /* CONFIG_CGROUP_DENTRY */

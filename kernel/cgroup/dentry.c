@@ -23,6 +23,7 @@
 #include <linux/export.h>
 #include <linux/fs.h>
 #include <linux/kdev_t.h>
+#include <linux/kernfs.h>
 #include <linux/list_lru.h>
 #include <linux/memcontrol.h>
 #include <linux/mutex.h>
@@ -866,9 +867,8 @@ void dentry_mob_binding_free(struct dentry_mob_binding *b)
  * forced charges go up the whole hierarchy.  Bounded as a write of
  * memory.max is: a few passes per level, none past a pending signal, and
  * then it returns whatever is left over, which the next charge at that
- * level reclaims.  A writer that looped while racing renames push charges
- * in would hold the cgroup file active, and cgroup removal waits for that
- * (kernfs_drain()) with cgroup_mutex held.
+ * level reclaims: a writer that looped while racing charges pushed in
+ * would never return.
  */
 static void mob_reclaim_to_limit(struct dentry_mob *mob)
 {
@@ -1155,7 +1155,20 @@ static ssize_t dentry_max_write(struct kernfs_open_file *of, char *buf,
 
 	/* Racing charges may overshoot once, as in pids; reclaim fixes it. */
 	atomic64_set(&mob->limit, limit);
+	/*
+	 * Reclaiming a large mob takes a while, and rmdir of the cgroup
+	 * waits with cgroup_mutex held for the file's active references
+	 * (kernfs_drain()): give ours up for the reclaim, as
+	 * cgroup_kn_lock_live() does.  The css reference keeps the mob and
+	 * its LRU (freed in dentry_css_free()); reclaim of an offline mob
+	 * is what its shrinker may do anyway.  A fatal signal ends it
+	 * within a batch (d_mob_reclaim()).
+	 */
+	css_get(&mob->css);
+	kernfs_break_active_protection(of->kn);
 	mob_reclaim_to_limit(mob);
+	kernfs_unbreak_active_protection(of->kn);
+	css_put(&mob->css);
 	return nbytes;
 }
 

@@ -127,38 +127,41 @@ static long small_tree(const char *dir, int n)
 }
 
 /*
- * Renames between the nested mobs move exact charges at every level:
- * parent to child, child to parent, out of both, into the child from
- * outside, and an exchange across the nesting.
+ * A directory does not change mob by rename(2), not even between nested
+ * mobs: p to c, c to p, and an exchange across the nesting fail with EXDEV
+ * and change no count.  A file moves with its charge: into c it counts at
+ * c, and at p as before (p's count includes c's), and back.
  */
 TEST_F_TIMEOUT(nesting, rename_between_nested, DM_TIMEOUT)
 {
-	char a[DM_PATH], a2[DM_PATH], b[DM_PATH];
+	char a[DM_PATH], a2[DM_PATH], b[DM_PATH], f[DM_PATH], f2[DM_PATH];
 
 	ASSERT_EQ(0, dm_bind(&self->ctx, self->c, self->sub));
 	ASSERT_EQ(21, dm_current(self->c));
 
-	/* a: 8 dentries in p's own mob */
+	/* a: 8 dentries in p's own mob; b: 4 in c's */
 	ASSERT_EQ(8, small_tree(dm_join(a, self->t, "a"), 7));
-	EXPECT_EQ(40, dm_current(self->p));
-
-	/* p -> c */
-	ASSERT_EQ(0, rename(a, dm_join(a2, self->sub, "a")));
-	EXPECT_EQ(29, dm_current(self->c));
-	EXPECT_EQ(40, dm_current(self->p));
-
-	/* c -> p */
-	ASSERT_EQ(0, rename(a2, a));
-	EXPECT_EQ(21, dm_current(self->c));
-	EXPECT_EQ(40, dm_current(self->p));
-
-	/* exchange: b (4 dentries, in p) with sub/a (8, in c) */
-	ASSERT_EQ(0, rename(a, a2));
-	ASSERT_EQ(4, small_tree(dm_join(b, self->t, "b"), 3));
-	EXPECT_EQ(29, dm_current(self->c));
+	ASSERT_EQ(4, small_tree(dm_join(b, self->sub, "b"), 3));
+	EXPECT_EQ(25, dm_current(self->c));
 	EXPECT_EQ(44, dm_current(self->p));
-	ASSERT_EQ(0, syscall(SYS_renameat2, AT_FDCWD, b, AT_FDCWD, a2,
-			     RENAME_EXCHANGE));
+
+	/* p -> c, c -> p, and the exchange: refused */
+	EXPECT_EQ(-1, rename(a, dm_join(a2, self->sub, "a")));
+	EXPECT_EQ(EXDEV, errno);
+	EXPECT_EQ(-1, rename(b, dm_join(a2, self->t, "b")));
+	EXPECT_EQ(EXDEV, errno);
+	EXPECT_EQ(-1, syscall(SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b,
+			      RENAME_EXCHANGE));
+	EXPECT_EQ(EXDEV, errno);
+	EXPECT_EQ(25, dm_current(self->c));
+	EXPECT_EQ(44, dm_current(self->p));
+
+	/* a file p -> c and back */
+	ASSERT_EQ(0, rename(dm_join(f, a, "f0"),
+			    dm_join(f2, self->sub, "moved")));
+	EXPECT_EQ(26, dm_current(self->c));
+	EXPECT_EQ(44, dm_current(self->p));
+	ASSERT_EQ(0, rename(f2, f));
 	EXPECT_EQ(25, dm_current(self->c));
 	EXPECT_EQ(44, dm_current(self->p));
 	/* and the recount agrees: c holds sub, its 20 files and b's 4 */
@@ -167,14 +170,15 @@ TEST_F_TIMEOUT(nesting, rename_between_nested, DM_TIMEOUT)
 }
 
 /*
- * Moves into the child from a directory in no mob, and back out, charge
- * and uncharge both levels.  A rename out of a tmpfs is EXDEV, so the
- * parent binds t/in and t/out stays outside both mobs.
+ * Into the child from a directory in no mob, and back out: a directory
+ * is refused, a file is charged at both levels as it comes in and
+ * uncharged as it leaves.  A rename out of a tmpfs is EXDEV anyway, so
+ * the parent binds t/in and t/out stays outside both mobs.
  */
 TEST_F_TIMEOUT(nesting, rename_into_and_out_of_nested, DM_TIMEOUT)
 {
 	char in[DM_PATH], out[DM_PATH], x[DM_PATH], x2[DM_PATH];
-	char y[DM_PATH];
+	char y[DM_PATH], f[DM_PATH];
 	const char *q = self->p;
 
 	/* rebind: p holds t/in, c holds t/in/sub, t/out is in no mob */
@@ -188,15 +192,21 @@ TEST_F_TIMEOUT(nesting, rename_into_and_out_of_nested, DM_TIMEOUT)
 	EXPECT_EQ(22, dm_current(q));
 	EXPECT_EQ(21, dm_current(self->c));
 
-	/* outside -> c: 6 dentries */
+	/* outside -> c: the directory y (6 dentries) is refused */
 	ASSERT_EQ(6, small_tree(dm_join(y, out, "y"), 5));
 	EXPECT_EQ(22, dm_current(q));
-	ASSERT_EQ(0, rename(y, dm_join(x2, x, "y")));
-	EXPECT_EQ(27, dm_current(self->c));
-	EXPECT_EQ(28, dm_current(q));
+	EXPECT_EQ(-1, rename(y, dm_join(x2, x, "y")));
+	EXPECT_EQ(EXDEV, errno);
+	EXPECT_EQ(21, dm_current(self->c));
+	EXPECT_EQ(22, dm_current(q));
+
+	/* its file comes in, charged at c and p */
+	ASSERT_EQ(0, rename(dm_join(f, y, "f0"), x2));
+	EXPECT_EQ(22, dm_current(self->c));
+	EXPECT_EQ(23, dm_current(q));
 
 	/* c -> outside */
-	ASSERT_EQ(0, rename(x2, y));
+	ASSERT_EQ(0, rename(x2, f));
 	EXPECT_EQ(21, dm_current(self->c));
 	EXPECT_EQ(22, dm_current(q));
 }

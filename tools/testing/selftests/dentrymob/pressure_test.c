@@ -148,7 +148,7 @@ TEST_F_TIMEOUT(pressure, memcg_limit_reclaims_mob, DM_TIMEOUT)
 }
 
 /*
- * A walk that moves a subtree into a mob (here a rename) puts each unused
+ * A walk that moves a subtree into a mob (here a bind) puts each unused
  * dentry on the LRU of its new mob under d_lock, where the list of the
  * dentry's memory cgroup in that LRU can only be made without sleeping.
  * If that fails, the dentry must not stay charged on no LRU, where
@@ -180,7 +180,7 @@ static int fill_child(void *arg)
 TEST_F_TIMEOUT(pressure, unlistable_dentries_are_freed, DM_TIMEOUT)
 {
 	const char *mob = dm_cg(_metadata, &self->ctx, NULL, "mob");
-	char d[DM_PATH], x[DM_PATH], to[DM_PATH];
+	char d[DM_PATH], x[DM_PATH];
 	const char *mem;
 	struct child_args a;
 	int moved;
@@ -205,24 +205,24 @@ TEST_F_TIMEOUT(pressure, unlistable_dentries_are_freed, DM_TIMEOUT)
 	ASSERT_EQ(0, failslab_set("times", "-1"));
 	ASSERT_EQ(0, failslab_set("probability", "100"));
 	ASSERT_EQ(0, dm_write_str("/proc/self/make-it-fail", "1"));
-	moved = rename(x, dm_join(to, d, "x"));
+	moved = dm_bind(&self->ctx, mob, x);
 	dm_write_str("/proc/self/make-it-fail", "0");
 	failslab_set("probability", "0");
 	failslab_set("times", "1");
 	failslab_set("task-filter", "N");
 	ASSERT_EQ(0, moved) {
-		TH_LOG("rename with failslab on: %s", strerror(errno));
+		TH_LOG("bind with failslab on: %s", strerror(-moved));
 	}
 
 	/*
-	 * The 200 files are freed at the walk.  The root and x, made by
-	 * this task, are on the mob's LRU: every charged dentry is.
+	 * The 200 files are freed at the walk.  The roots d and x, made
+	 * by this task, are on the mob's LRU: every charged dentry is.
 	 */
 	cur = dm_current(mob);
 	EXPECT_EQ(2, cur);
 	EXPECT_EQ(cur, dm_stat(mob, "unused"));
 	/* nothing is lost: the names come back, and are charged */
-	EXPECT_EQ(200, dm_stat_names(to, "f", 0, 200, 0));
+	EXPECT_EQ(200, dm_stat_names(x, "f", 0, 200, 0));
 	EXPECT_EQ(202, dm_current(mob));
 }
 

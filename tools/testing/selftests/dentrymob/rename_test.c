@@ -2,9 +2,10 @@
 /*
  * Rename across mobs in the dentry cgroup controller
  * (Documentation/admin-guide/cgroup-v2.rst, "Dentry", "Rename, Lifetime
- * and Privilege"): the moved subtree's charges move to the target's mob,
- * d_exchange() is covered too, a rename never fails because of the
- * target's limit once it has happened, and counts stay exact.
+ * and Privilege"): rename(2) of a directory into another mob fails with
+ * EXDEV, so no rename walks a subtree under the filesystem's rename lock;
+ * a file moves with its charge, a bound root with its mob; d_exchange()
+ * is covered too, and counts stay exact.
  *
  * Cross-mount renames are EXDEV, so both cgroups' roots are directories
  * a/ and b/ of one filesystem, next to an unbound u/.  Every test runs on
@@ -75,8 +76,10 @@ static char *at(char *buf, const char *dir, const char *name)
 }
 
 /*
- * Moving a subtree from A's root into B's moves exactly its size from A's
- * current to B's, and back.
+ * A directory does not change mob by rename(2): moving a subtree from A's
+ * root into B's, or deeper into it, fails with EXDEV and changes no count,
+ * while a rename inside one mob works.  A file moves alone, its charge
+ * with it.
  */
 TEST_F_TIMEOUT(rename, move_subtree, DM_TIMEOUT)
 {
@@ -87,91 +90,113 @@ TEST_F_TIMEOUT(rename, move_subtree, DM_TIMEOUT)
 	ASSERT_EQ(10, size);
 	ASSERT_EQ(11, dm_current(self->ca));
 
-	ASSERT_EQ(0, rename(x, at(y, self->b, "s")));
-	EXPECT_EQ(1, dm_current(self->ca));
-	EXPECT_EQ(11, dm_current(self->cb));
+	EXPECT_EQ(-1, rename(x, at(y, self->b, "s")));
+	EXPECT_EQ(EXDEV, errno);
+	ASSERT_EQ(0, mkdir(at(z, self->b, "deep"), 0755));
+	EXPECT_EQ(-1, rename(at(y, x, "s1"), at(z, self->b, "deep/s1")));
+	EXPECT_EQ(EXDEV, errno);
+	EXPECT_EQ(11, dm_current(self->ca));
+	EXPECT_EQ(2, dm_current(self->cb));
+	EXPECT_EQ(10, dm_count_tree(x));
 	check_recount(_metadata, self);
 
-	/* a file, and a directory deeper into the other root */
-	ASSERT_EQ(0, rename(at(x, y, "f0"), at(z, self->a, "moved_file")));
-	EXPECT_EQ(2, dm_current(self->ca));
-	EXPECT_EQ(10, dm_current(self->cb));
-	ASSERT_EQ(0, mkdir(at(x, self->a, "deep"), 0755));
-	ASSERT_EQ(0, rename(at(z, y, "s1"), at(x, self->a, "deep/s1")));
-	EXPECT_EQ(6, dm_current(self->ca));
-	EXPECT_EQ(7, dm_current(self->cb));
+	/* within a mob, directories move freely */
+	ASSERT_EQ(0, mkdir(at(y, self->a, "deep"), 0755));
+	ASSERT_EQ(0, rename(x, at(z, self->a, "deep/s")));
+	EXPECT_EQ(12, dm_current(self->ca));
 	check_recount(_metadata, self);
 
-	/* and everything back, under a new name */
+	/* a file moves, and its charge with it, both ways */
+	ASSERT_EQ(0, rename(at(x, z, "f0"), at(y, self->b, "moved_file")));
+	EXPECT_EQ(11, dm_current(self->ca));
+	EXPECT_EQ(3, dm_current(self->cb));
+	check_recount(_metadata, self);
 	ASSERT_EQ(0, rename(y, at(x, self->a, "back")));
 	EXPECT_EQ(12, dm_current(self->ca));
-	EXPECT_EQ(1, dm_current(self->cb));
+	EXPECT_EQ(2, dm_current(self->cb));
 	check_recount(_metadata, self);
 }
 
 /*
- * "RENAME_EXCHANGE moves both subtrees", d_exchange(): RENAME_EXCHANGE of
- * two subtrees of different sizes swaps exactly their sizes; also a
- * directory with a file, and a mob with the unbound area.
+ * RENAME_EXCHANGE (d_exchange()) of two directories of different mobs,
+ * or of a directory with a file of another mob, fails with EXDEV; two
+ * files of different mobs swap, each charge following its file.
  */
 TEST_F_TIMEOUT(rename, exchange, DM_TIMEOUT)
 {
-	char x[DM_PATH], y[DM_PATH], f[DM_PATH], w[DM_PATH];
+	char x[DM_PATH], y[DM_PATH], f[DM_PATH], g[DM_PATH], w[DM_PATH];
 
 	ASSERT_EQ(10, dm_make_tree(at(x, self->a, "x"), 3, 2, 2));
 	ASSERT_EQ(4, dm_make_tree(at(y, self->b, "y"), 3, 0, 0));
 	ASSERT_EQ(11, dm_current(self->ca));
 	ASSERT_EQ(5, dm_current(self->cb));
 
-	ASSERT_EQ(0, renameat2(AT_FDCWD, x, AT_FDCWD, y, RENAME_EXCHANGE));
-	EXPECT_EQ(5, dm_current(self->ca));
-	EXPECT_EQ(11, dm_current(self->cb));
+	EXPECT_EQ(-1, renameat2(AT_FDCWD, x, AT_FDCWD, y, RENAME_EXCHANGE));
+	EXPECT_EQ(EXDEV, errno);
+	/* a file for a directory: the directory would change mob */
+	EXPECT_EQ(-1, renameat2(AT_FDCWD, at(f, x, "f0"), AT_FDCWD, y,
+				RENAME_EXCHANGE));
+	EXPECT_EQ(EXDEV, errno);
+	EXPECT_EQ(-1, renameat2(AT_FDCWD, y, AT_FDCWD, f, RENAME_EXCHANGE));
+	EXPECT_EQ(EXDEV, errno);
+	EXPECT_EQ(11, dm_current(self->ca));
+	EXPECT_EQ(5, dm_current(self->cb));
 	check_recount(_metadata, self);
 
-	/* a/x is now the 4-dentry tree; swap it with a file of b's tree */
-	ASSERT_EQ(0, renameat2(AT_FDCWD, x, AT_FDCWD, at(f, y, "f0"),
-			       RENAME_EXCHANGE));
-	EXPECT_EQ(2, dm_current(self->ca));
-	EXPECT_EQ(14, dm_current(self->cb));
+	/* two files: each keeps its count, and the recount agrees */
+	ASSERT_EQ(0, mknod(at(g, y, "g"), S_IFREG | 0644, 0));
+	ASSERT_EQ(6, dm_current(self->cb));
+	ASSERT_EQ(0, renameat2(AT_FDCWD, f, AT_FDCWD, g, RENAME_EXCHANGE));
+	EXPECT_EQ(11, dm_current(self->ca));
+	EXPECT_EQ(6, dm_current(self->cb));
 	check_recount(_metadata, self);
 
-	/* with the unbound area: b's subtree leaves, a 6-dentry one comes */
+	/* nor with the unbound area */
 	ASSERT_EQ(6, dm_make_tree(at(w, self->u, "w"), 5, 0, 0));
-	ASSERT_EQ(0, renameat2(AT_FDCWD, y, AT_FDCWD, w, RENAME_EXCHANGE));
-	EXPECT_EQ(7, dm_current(self->cb));
-	EXPECT_EQ(2, dm_current(self->ca));
-	EXPECT_EQ(13, dm_count_tree(w));
+	EXPECT_EQ(-1, renameat2(AT_FDCWD, y, AT_FDCWD, w, RENAME_EXCHANGE));
+	EXPECT_EQ(EXDEV, errno);
+	EXPECT_EQ(6, dm_current(self->cb));
+	EXPECT_EQ(6, dm_count_tree(w));
 	check_recount(_metadata, self);
 }
 
-/* Into and out of the area that belongs to no mob. */
+/*
+ * Into and out of the area that belongs to no mob: a directory is
+ * refused, a file is charged when it comes in and uncharged when it goes.
+ * A bound root keeps its mob wherever it is renamed to, so it may go
+ * anywhere, and what is created below it stays charged.
+ */
 TEST_F_TIMEOUT(rename, unbound_in_and_out, DM_TIMEOUT)
 {
-	char x[DM_PATH], y[DM_PATH];
+	char x[DM_PATH], y[DM_PATH], r[DM_PATH];
 	int err;
 
 	ASSERT_EQ(7, dm_make_tree(at(x, self->u, "s"), 2, 2, 1));
-	ASSERT_EQ(0, rename(x, at(y, self->a, "s")));
-	EXPECT_EQ(8, dm_current(self->ca));
-	EXPECT_EQ(1, dm_current(self->cb));
+	EXPECT_EQ(-1, rename(x, at(y, self->a, "s")));
+	EXPECT_EQ(EXDEV, errno);
+	EXPECT_EQ(1, dm_current(self->ca));
 
-	/* what is created below it afterwards is charged too */
-	ASSERT_EQ(3, dm_create_files(y, "new", 0, 3, &err));
-	EXPECT_EQ(11, dm_current(self->ca));
+	ASSERT_EQ(0, rename(at(y, x, "f0"), at(r, self->a, "f0")));
+	EXPECT_EQ(2, dm_current(self->ca));
 	check_recount(_metadata, self);
+	ASSERT_EQ(0, rename(r, y));
+	EXPECT_EQ(1, dm_current(self->ca));
+	EXPECT_EQ(7, dm_count_tree(x));
 
-	ASSERT_EQ(0, rename(y, at(x, self->u, "s2")));
-	EXPECT_EQ(1, dm_current(self->ca));
-	/* and what is created below it out there is not */
-	ASSERT_EQ(3, dm_create_files(x, "newer", 0, 3, &err));
-	EXPECT_EQ(1, dm_current(self->ca));
-	EXPECT_EQ(13, dm_count_tree(x));
+	/* the root b/ into u/ and back: its mob goes with it */
+	ASSERT_EQ(0, rename(self->b, at(r, self->u, "b")));
+	ASSERT_EQ(3, dm_create_files(r, "new", 0, 3, &err));
+	EXPECT_EQ(4, dm_current(self->cb));
+	EXPECT_EQ(4, dm_count_tree(r));
+	ASSERT_EQ(0, rename(r, self->b));
+	EXPECT_EQ(4, dm_current(self->cb));
 	check_recount(_metadata, self);
 }
 
 /*
  * A rename over an existing name: the target's dentry dies (uncharging
- * its mob) and the moved one takes its place.
+ * its mob) and the moved one takes its place; a directory over an empty
+ * directory of another mob is refused.
  */
 TEST_F_TIMEOUT(rename, overwrite, DM_TIMEOUT)
 {
@@ -188,53 +213,41 @@ TEST_F_TIMEOUT(rename, overwrite, DM_TIMEOUT)
 	EXPECT_EQ(3, dm_current(self->cb));
 	check_recount(_metadata, self);
 
-	/* a directory over an empty directory */
 	ASSERT_EQ(10, dm_make_tree(at(x, self->a, "tree"), 3, 2, 2));
 	ASSERT_EQ(0, mkdir(at(y, self->b, "empty"), 0755));
 	ASSERT_EQ(4, dm_current(self->cb));
-	ASSERT_EQ(0, rename(x, y));
-	EXPECT_EQ(2, dm_current(self->ca));
-	EXPECT_EQ(13, dm_current(self->cb));
+	EXPECT_EQ(-1, rename(x, y));
+	EXPECT_EQ(EXDEV, errno);
+	EXPECT_EQ(12, dm_current(self->ca));
+	EXPECT_EQ(4, dm_current(self->cb));
 	check_recount(_metadata, self);
 }
 
 /*
- * A rename "never fails after the filesystem has renamed: the target mob
- * may be left over its limit".  The target is given room for the one
- * negative dentry the destination lookup allocates before the rename (that
- * allocation happens before anything moved, and can fail like any other),
- * then receives a 10-dentry tree; RENAME_EXCHANGE allocates nothing, so it
- * succeeds into a mob exactly at its limit.
+ * A file renamed into a mob is charged like a name created there: the
+ * lookup of the destination allocates its dentry first, so a full mob
+ * refuses the rename with ENOMEM before anything moved, and a rename
+ * never takes a mob past its limit.
  */
 TEST_F_TIMEOUT(rename, target_over_limit, DM_TIMEOUT)
 {
-	char x[DM_PATH], y[DM_PATH], z[DM_PATH];
+	char x[DM_PATH], y[DM_PATH];
 	int err;
 
-	ASSERT_EQ(10, dm_make_tree(at(x, self->a, "s"), 3, 2, 2));
+	ASSERT_EQ(2, dm_create_files(self->a, "f", 0, 2, &err));
 	ASSERT_EQ(0, dm_set_max(self->cb, 2));
-	ASSERT_EQ(0, rename(x, at(y, self->b, "s")));
-	EXPECT_EQ(11, dm_current(self->cb));
-	EXPECT_EQ(1, dm_current(self->ca));
+	ASSERT_EQ(0, rename(at(x, self->a, "f0"), at(y, self->b, "f0")));
+	EXPECT_EQ(2, dm_current(self->cb));
+	EXPECT_EQ(2, dm_current(self->ca));
 	if (variant->tmpfs) {
-		/* nothing can be reclaimed: b/ is full until it shrinks */
-		EXPECT_EQ(0, dm_create_files(self->b, "new", 0, 1, &err));
-		EXPECT_EQ(ENOMEM, err);
+		/* nothing can be reclaimed: b/ is full */
+		EXPECT_EQ(-1, rename(at(x, self->a, "f1"),
+				     at(y, self->b, "f1")));
+		EXPECT_EQ(ENOMEM, errno);
+		EXPECT_EQ(2, dm_current(self->cb));
+		EXPECT_EQ(2, dm_current(self->ca));
 	}
-
-	/* moving it out (into a mob with room) brings b/ back under */
-	ASSERT_EQ(0, dm_set_max(self->cb, DM_UNLIMITED));
-	ASSERT_EQ(0, rename(y, x));
-	EXPECT_EQ(1, dm_current(self->cb));
-	EXPECT_EQ(11, dm_current(self->ca));
-
-	/* exchange into a mob at its limit */
-	ASSERT_EQ(4, dm_make_tree(at(z, self->b, "z"), 3, 0, 0));
-	ASSERT_EQ(5, dm_current(self->cb));
-	ASSERT_EQ(0, dm_set_max(self->cb, 5));
-	ASSERT_EQ(0, renameat2(AT_FDCWD, x, AT_FDCWD, z, RENAME_EXCHANGE));
-	EXPECT_EQ(11, dm_current(self->cb));
-	EXPECT_EQ(5, dm_current(self->ca));
+	EXPECT_GE(2, dm_read_limit(self->cb, "dentry.peak"));
 	ASSERT_EQ(0, dm_set_max(self->cb, DM_UNLIMITED));
 	check_recount(_metadata, self);
 }
@@ -274,9 +287,10 @@ static int nth_entry(const char *dir, unsigned int k, char *out,
 /*
  * "The counts stay exact: the number of dentries in a mob's trees always
  * equals what it is charged".  200 pseudo-random renames and exchanges of
- * subtrees between a/, b/ and u/, at depth one or two, and new dentries
- * created along the way; after every ten, each mob's current is checked
- * against a recount of its tree.
+ * files and subtrees between a/, b/ and u/, at depth one or two, and new
+ * dentries created along the way; a directory that would change mob gets
+ * EXDEV, everything else succeeds; after every ten, each mob's current is
+ * checked against a recount of its tree.
  */
 TEST_F_TIMEOUT(rename, random_sequence_recount, DM_TIMEOUT)
 {
@@ -297,7 +311,7 @@ TEST_F_TIMEOUT(rename, random_sequence_recount, DM_TIMEOUT)
 	for (op = 0; op < 200; op++) {
 		const char *from = areas[lcg(&seed) % 3];
 		const char *to = areas[lcg(&seed) % 3];
-		int ret;
+		int ret, want;
 
 		if (nth_entry(from, lcg(&seed) % 8, src, &src_dir))
 			continue;
@@ -318,7 +332,10 @@ TEST_F_TIMEOUT(rename, random_sequence_recount, DM_TIMEOUT)
 				continue;
 			ret = renameat2(AT_FDCWD, src, AT_FDCWD, other,
 					RENAME_EXCHANGE);
-			ASSERT_EQ(0, ret) {
+			/* a directory changing mob is refused */
+			want = from != to && (src_dir || other_dir) ?
+			       -EXDEV : 0;
+			ASSERT_EQ(want, ret ? -errno : 0) {
 				TH_LOG("exchange %s %s: %s", src, other,
 				       strerror(errno));
 			}
@@ -338,7 +355,8 @@ TEST_F_TIMEOUT(rename, random_sequence_recount, DM_TIMEOUT)
 				continue;
 			strcat(dst, name);
 			ret = rename(src, dst);
-			ASSERT_EQ(0, ret) {
+			want = from != to && src_dir ? -EXDEV : 0;
+			ASSERT_EQ(want, ret ? -errno : 0) {
 				TH_LOG("rename %s %s: %s", src, dst,
 				       strerror(errno));
 			}

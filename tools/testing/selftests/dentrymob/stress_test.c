@@ -131,7 +131,8 @@ static void check(struct stress *s, int ret, const char *what,
  * What a path operation may get in this race: the name or its directory
  * came or went (ENOENT, EEXIST, ENOTEMPTY, ENOTDIR, EISDIR), a rename of a
  * directory into itself (EINVAL), a busy mountpoint (EBUSY), a rename
- * across the tmpfs and its mountpoint (EXDEV), a full mob (ENOMEM), the
+ * across the tmpfs and its mountpoint, or of a directory into another mob
+ * (EXDEV), a full mob (ENOMEM), the
  * read-only ext4 directory under the tmpfs while that is remounted
  * (EACCES, see drop_dac()), and ELOOP or ENAMETOOLONG never (the paths
  * are short and have no links).

@@ -1,22 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * No spinlock held across an unbounded number of dentries
- * (cgroup-v2.rst, "Dentry"): moving a subtree's charges, when it is
- * renamed into another mob, bound as a nested root or unbound, walks it a
- * bounded batch of children at a time under each lock, may reschedule
- * between batches, and takes no rename_lock for the whole subtree.
+ * (cgroup-v2.rst, "Dentry"): moving a subtree's charges, when it is bound
+ * as a nested root or unbound, walks it a bounded batch of children at a
+ * time under each lock, may reschedule between batches, and takes no
+ * rename_lock for the whole subtree.  A rename(2) that would move it into
+ * another mob walks nothing: it fails with EXDEV.
  *
- * One ext4 directory holds DENTRYMOB_HUGE_N (default 1,000,000) negative
- * dentries.  With the soft lockup detector at its tightest
+ * One ext4 directory in a mob holds DENTRYMOB_HUGE_N (default 1,000,000)
+ * negative dentries.  With the soft lockup detector at its tightest
  * (watchdog_thresh=1: a CPU that does not schedule for 2 s is reported,
  * and the harness fails any run with such a report), the directory is
- * renamed into a mob, bound to a second cgroup as a nested root, unbound
- * and renamed back out, each moving a million charges, while another
- * task renames a file back and forth in an unrelated directory and
- * records its slowest rename.  A walk that held rename_lock for the whole
- * subtree (d_walk() takes it exclusively when a rename races its first,
- * lockless pass, which this renamer makes sure of) would stall that task
- * for the whole walk.  The counts are exact at each step.
+ * refused a rename out of the mob, bound to a second cgroup as a nested
+ * root, renamed as a root (which keeps its mob), unbound, and last its
+ * mob's own root is unbound, each walk moving a million charges, while
+ * another task renames a file back and forth in an unrelated directory
+ * and records its slowest rename.  A walk that held rename_lock for the
+ * whole subtree (d_walk() takes it exclusively when a rename races its
+ * first, lockless pass, which this renamer makes sure of) would stall that
+ * task for the whole walk.  The counts are exact at each step.
  *
  * Reclaim is bounded the same way: a mob whose directory holds the same
  * million unused negative dentries has its dentry.max lowered to
@@ -204,11 +206,11 @@ static bool wt_stop(struct __test_metadata *_metadata, struct wt_observer *r,
 	return true;
 }
 
-TEST_F_TIMEOUT(walk, huge_dir_rename_bind_unbind, 1800)
+TEST_F_TIMEOUT(walk, huge_dir_bind_rename_unbind, 1800)
 {
 	const char *a = dm_cg(_metadata, &self->ctx, NULL, "a");
 	const char *b = dm_cg(_metadata, &self->ctx, NULL, "b");
-	char big[DM_PATH], da[DM_PATH], in_a[DM_PATH];
+	char big[DM_PATH], da[DM_PATH], out[DM_PATH];
 	const char *env = getenv("DENTRYMOB_HUGE_N");
 	long n = env ? atol(env) : WT_N_DEFAULT;
 	struct wt_observer *r;
@@ -220,41 +222,50 @@ TEST_F_TIMEOUT(walk, huge_dir_rename_bind_unbind, 1800)
 		       strerror(errno));
 	}
 
-	ASSERT_EQ(0, mkdir(dm_join(big, self->ctx.base, "big"), 0755));
 	ASSERT_EQ(0, mkdir(dm_join(da, self->ctx.base, "a"), 0755));
+	ASSERT_EQ(0, dm_bind(&self->ctx, a, da));
+	ASSERT_EQ(0, mkdir(dm_join(big, da, "big"), 0755));
+	dm_join(out, self->ctx.base, "big");
 
 	wt_step(NULL);
 	ASSERT_EQ(n, wt_fill(big, n));
 	wt_step("fill");
-	ASSERT_EQ(0, dm_bind(&self->ctx, a, da));
-	ASSERT_EQ(1, dm_current(a));
+	ASSERT_EQ(n + 2, dm_current(a));
 
 	ASSERT_EQ(0, dm_write_str(WT_THRESH, "1"));
 	self->pid = dm_start_child(wt_loop, r);
 	ASSERT_LT(0, self->pid);
 	dm_sleep_ms(100);
 
-	/* into a's mob: the rename moves n + 1 charges */
-	ASSERT_EQ(0, rename(big, dm_join(in_a, da, "big")));
-	wt_step("rename into a");
+	/* out of a's mob by rename: refused, nothing walked or moved */
+	EXPECT_EQ(-1, rename(big, out));
+	EXPECT_EQ(EXDEV, errno);
+	wt_step("rename out of a (EXDEV)");
 	EXPECT_EQ(n + 2, dm_current(a));
 
-	/* a nested root of b: the bind moves them on */
-	ASSERT_EQ(0, dm_bind(&self->ctx, b, in_a));
+	/* a nested root of b: the bind moves n + 1 charges */
+	ASSERT_EQ(0, dm_bind(&self->ctx, b, big));
 	wt_step("bind to b");
 	EXPECT_EQ(n + 1, dm_current(b));
 	EXPECT_EQ(1, dm_current(a));
 
-	/* and the unbind back to a */
-	ASSERT_EQ(0, dm_unbind(&self->ctx, b, in_a));
+	/* a bound root keeps its mob: out of a's tree and back, O(1) */
+	ASSERT_EQ(0, rename(big, out));
+	wt_step("rename of the root b out of a");
+	EXPECT_EQ(n + 1, dm_current(b));
+	EXPECT_EQ(1, dm_current(a));
+	ASSERT_EQ(0, rename(out, big));
+
+	/* the unbind gives them back to a */
+	ASSERT_EQ(0, dm_unbind(&self->ctx, b, big));
 	wt_step("unbind from b");
 	EXPECT_EQ(0, dm_current(b));
 	EXPECT_EQ(n + 2, dm_current(a));
 
-	/* out of every mob */
-	ASSERT_EQ(0, rename(in_a, big));
-	wt_step("rename out of a");
-	EXPECT_EQ(1, dm_current(a));
+	/* and a's own unbind to no mob */
+	ASSERT_EQ(0, dm_unbind(&self->ctx, a, da));
+	wt_step("unbind from a");
+	EXPECT_EQ(0, dm_current(a));
 
 	EXPECT_TRUE(wt_stop(_metadata, r, self->pid, "unrelated rename"));
 	self->pid = 0;
@@ -310,6 +321,83 @@ TEST_F_TIMEOUT(walk, huge_dir_reclaim, 1800)
 	EXPECT_LT(0, r->count);
 	EXPECT_GT(wt_slow_ns(), s->max_ns);
 	EXPECT_GT(wt_slow_ns(), r->max_ns);
+}
+
+struct wt_writer {
+	const char *cg;
+	char max[32];
+	int done;		/* the write has returned */
+};
+
+/* A child's body: one write of dentry.max; exits 0 or with the errno. */
+static int wt_write_max(void *arg)
+{
+	struct wt_writer *w = arg;
+	int ret = dm_cg_write(w->cg, "dentry.max", w->max);
+
+	__atomic_store_n(&w->done, 1, __ATOMIC_SEQ_CST);
+	return -ret;
+}
+
+/*
+ * A write of dentry.max that reclaims a million dentries (seconds under
+ * TCG) gives up the file's active reference for the reclaim, so rmdir of
+ * the cgroup, which waits for those with cgroup_mutex held, does not wait
+ * for the write: rmdir returns while the writer is still reclaiming.  And
+ * the writer dies within a batch of SIGKILL, not at the end of its pass.
+ * Both within the bound of the observers above (WT_SLOW_MS); measured
+ * under TCG: rmdir 0 ms and the exit 12 ms after SIGKILL, against 1560 ms
+ * for rmdir when the write kept its active reference.
+ */
+TEST_F_TIMEOUT(walk, huge_reclaim_write_is_killable, 1800)
+{
+	const char *a = dm_cg(_metadata, &self->ctx, NULL, "a");
+	char big[DM_PATH], da[DM_PATH];
+	const char *env = getenv("DENTRYMOB_HUGE_N");
+	long n = env ? atol(env) : WT_N_DEFAULT;
+	struct wt_writer *w = dm_shared_alloc(sizeof(*w));
+	int status;
+	long t0, ms;
+	pid_t pid;
+
+	ASSERT_LT(WT_MAX, n);
+	ASSERT_NE(NULL, w);
+	w->cg = a;
+	ASSERT_EQ(0, mkdir(dm_join(da, self->ctx.base, "a"), 0755));
+	ASSERT_EQ(0, dm_bind(&self->ctx, a, da));
+	ASSERT_EQ(0, mkdir(dm_join(big, da, "big"), 0755));
+	ASSERT_EQ(n, wt_fill(big, n));
+	ASSERT_EQ(n + 2, dm_current(a));
+
+	snprintf(w->max, sizeof(w->max), "%d", WT_MAX);
+	pid = dm_start_child(wt_write_max, w);
+	ASSERT_LT(0, pid);
+	self->pid = pid;
+	dm_sleep_ms(200);
+	ASSERT_EQ(0, __atomic_load_n(&w->done, __ATOMIC_SEQ_CST)) {
+		TH_LOG("the reclaim of %ld ended within 200 ms", n);
+	}
+
+	t0 = dm_now_ms();
+	ASSERT_EQ(0, rmdir(a)) TH_LOG("rmdir: %s", strerror(errno));
+	ms = dm_now_ms() - t0;
+	dm_ctx_forget_cg(&self->ctx, a);
+	printf("# rmdir during the reclaim: %ld ms\n", ms);
+	EXPECT_GT(wt_slow_ns() / 1000000, ms);
+	EXPECT_EQ(0, __atomic_load_n(&w->done, __ATOMIC_SEQ_CST)) {
+		TH_LOG("rmdir waited for the write to end");
+	}
+
+	t0 = dm_now_ms();
+	ASSERT_EQ(0, kill(pid, SIGKILL));
+	EXPECT_EQ(0, dm_wait_child(pid, wt_slow_ns() / 1000000, &status)) {
+		TH_LOG("the writer still ran %ld ms after SIGKILL",
+		       dm_now_ms() - t0);
+	}
+	self->pid = 0;
+	printf("# exit after SIGKILL: %ld ms\n", dm_now_ms() - t0);
+	EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	EXPECT_EQ(0, __atomic_load_n(&w->done, __ATOMIC_SEQ_CST));
 }
 
 DM_HARNESS_MAIN
