@@ -603,7 +603,7 @@ def report(times):
       'negatives answer it. The upper layer is asked in both, as 6.12 '
       'never keeps its negatives. The unpatched kernel runs the same '
       'steps, unbound. This is the price of not retaining layer dentries '
-      '(docs/design/core.md 6.3 (B)); no target.' % (
+      '(docs/design/core.md, "overlayfs"); no target.' % (
           next((i.split('ops=')[1].split()[0] for i in infos['patched']
                 if i.startswith('ovlmiss ops=')), '?')))
     w('')
@@ -930,7 +930,7 @@ def smp_report(seconds):
       'nothing: under TCG on an oversubscribed host (4 vCPUs on 2 cores, '
       'other jobs running) one operation costs about a millisecond of wall '
       'time, and that time is mostly the host\'s scheduling. What the '
-      'stock changes is read from the code (docs/design/core.md §5.2.1): '
+      'stock changes is read from the code (docs/design/core.md, "Shared writes"): '
       'shared read-modify-writes per creat+unlink, d levels below the '
       'root:')
     w('')

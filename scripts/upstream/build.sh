@@ -7,7 +7,7 @@
 # mount and move_mount paths, which patch 0005 changes.  They are
 # installed as SUITE-NAME_test, the names scripts/guest/init runs.
 # The shell tests (test_cpuset_prs.sh, test_stress.sh, ...) need bash and
-# other tools the busybox guest does not have; README.md lists them.
+# other tools the busybox guest does not have; docs/upstream.md lists them.
 . "$(dirname "$0")/../lib.sh"
 st=$B/base/tools/testing/selftests
 out=$B/upstream-tests

@@ -5,7 +5,7 @@
 # the same config (build/bzImage-base), then compare: compare.py fails if
 # the patched kernel differs.
 # Failures that both kernels share are upstream's known failures in this
-# guest (README.md says why); they do not fail the target.
+# guest (docs/upstream.md says why); they do not fail the target.
 . "$(dirname "$0")/../lib.sh"
 scripts/upstream/build.sh
 INITRAMFS_TESTS=build/upstream-tests INITRAMFS_OUT=build/initramfs-upstream.cpio \
