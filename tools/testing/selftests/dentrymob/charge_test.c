@@ -266,18 +266,6 @@ TEST_F_TIMEOUT(charge, hierarchical_max, DM_TIMEOUT)
 	EXPECT_EQ(45, dm_current(p));
 }
 
-/* Run the rest of this process on @cpu, or on the last CPU if -1. */
-static void on_cpu(struct __test_metadata *_metadata, int cpu)
-{
-	cpu_set_t set;
-
-	if (cpu < 0)
-		cpu = sysconf(_SC_NPROCESSORS_ONLN) - 1;
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	ASSERT_EQ(0, sched_setaffinity(0, sizeof(set), &set));
-}
-
 /*
  * The charges each CPU takes in batches and keeps (cgroup-v2.rst,
  * "Membership, Charging and Reclaim") keep dentry.current and dentry.peak
@@ -314,7 +302,8 @@ TEST_F_TIMEOUT(charge, stock_no_false_enomem, DM_TIMEOUT)
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
-		on_cpu(_metadata, 0);
+		if (dm_on_cpu(0))
+			_exit(2);
 		_exit(dm_create_files(ta, "f", 0, 100, &err) == 100 ? 0 : 1);
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
@@ -323,7 +312,7 @@ TEST_F_TIMEOUT(charge, stock_no_false_enomem, DM_TIMEOUT)
 	EXPECT_EQ(102, dm_current(p));
 	EXPECT_EQ(102, dm_read_limit(p, "dentry.peak"));
 
-	on_cpu(_metadata, -1);
+	ASSERT_EQ(0, dm_on_cpu(-1));
 	EXPECT_EQ(898, dm_create_files(tb, "f", 0, 2000, &err));
 	EXPECT_EQ(ENOMEM, err);
 	EXPECT_EQ(101, dm_current(a));

@@ -785,16 +785,52 @@ long dm_nr_settle(struct dm_nr *n)
 	return same >= DM_NR_STABLE ? last : -ETIMEDOUT;
 }
 
-/* nr_dying_descendants of a pinned cgroup.stat, or -errno */
+/*
+ * The number of dying dentry csses in the text of a cgroup.stat, or
+ * -EINVAL.  Not nr_dying_descendants: that counts the removed cgroups
+ * whose any css is still referenced, and with the memory controller
+ * enabled (pressure_test enables it in the root, as systemd does on any
+ * host) a removed cgroup's memcg lives on for as long as a page it was
+ * charged for stays cached: a block of ext4's directory that a worker
+ * read, say.  drop_caches 2 does not free those, and nothing of this
+ * controller holds them.  nr_dying_subsys_dentry (6.12) counts exactly
+ * the mobs that are offline but not yet released; a kernel without it
+ * falls back to nr_dying_descendants.
+ */
+long dm_parse_dying(const char *stat)
+{
+	const char *p = strstr(stat, "nr_dying_subsys_dentry ");
+
+	if (p)
+		return atol(p + strlen("nr_dying_subsys_dentry "));
+	p = strstr(stat, "nr_dying_descendants ");
+	return p ? atol(p + strlen("nr_dying_descendants ")) : -EINVAL;
+}
+
+/*
+ * Runs the rest of the calling process, and the children it forks after,
+ * on @cpu, or on the last online CPU if @cpu is -1.  0 or -errno.
+ */
+int dm_on_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	if (cpu < 0)
+		cpu = sysconf(_SC_NPROCESSORS_ONLN) - 1;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
+}
+
+/* dm_parse_dying() of a pinned cgroup.stat, or -errno */
 long dm_nr_dying(int statfd)
 {
-	char buf[DM_BUF], *p;
+	char buf[DM_BUF];
 	ssize_t len = dm_pread_str(statfd, buf, sizeof(buf));
 
 	if (len < 0)
 		return len;
-	p = strstr(buf, "nr_dying_descendants ");
-	return p ? atol(p + 21) : -EINVAL;
+	return dm_parse_dying(buf);
 }
 
 /*

@@ -193,6 +193,8 @@ ssize_t dm_pread_str(int fd, char *buf, size_t size);
 long dm_nr_read(struct dm_nr *n);
 int dm_nr_drop(struct dm_nr *n);
 long dm_nr_settle(struct dm_nr *n);
+int dm_on_cpu(int cpu);
+long dm_parse_dying(const char *stat);
 long dm_nr_dying(int statfd);
 long dm_nr_wait_dying(int statfd, int ms);
 int dm_cg_rmdir_unhash(const char *cg);

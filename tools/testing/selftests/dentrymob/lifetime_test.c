@@ -1031,7 +1031,6 @@ TEST_F_TIMEOUT(lifetime, parallel_lookup_at_limit, DM_TIMEOUT)
 	struct lt_fuse *f = &self->fuse;
 	char a[DM_PATH], b[DM_PATH];
 	int ret, status;
-	cpu_set_t cpu0;
 	const char *cg;
 	long ms;
 	pid_t pid;
@@ -1039,10 +1038,8 @@ TEST_F_TIMEOUT(lifetime, parallel_lookup_at_limit, DM_TIMEOUT)
 	cg = lt_fuse_bind(_metadata, &self->ctx, f, "a", a);
 	ASSERT_EQ(0, dm_set_max(cg, 2));
 	dm_join(b, a, "b");
-	CPU_ZERO(&cpu0);
-	CPU_SET(0, &cpu0);
 	/* the child inherits it */
-	ASSERT_EQ(0, sched_setaffinity(0, sizeof(cpu0), &cpu0));
+	ASSERT_EQ(0, dm_on_cpu(0));
 	__atomic_store_n(&f->sh->delay[LT_B], 1, __ATOMIC_SEQ_CST);
 	pid = dm_start_child(lt_stat, b);
 	ASSERT_LT(0, pid);

@@ -620,27 +620,29 @@ static long slab_dentries(void)
 	return line ? atol(line + 8) : -1;
 }
 
-/* cgroup.stat's nr_dying_descendants of @cg, or -1. */
-static long nr_dying(const char *cg)
+/* The dying dentry csses below @cg (dm_parse_dying()), or -1. */
+static long nr_dying(const char *cg, char *buf, size_t size)
 {
-	char buf[DM_BUF], *p;
-
-	if (!strcmp(cg, DM_CGROUP_ROOT))
-		return dm_nr_dying(root_stat_fd);
-	if (dm_cg_read(cg, "cgroup.stat", buf, sizeof(buf)) < 0)
+	if (!strcmp(cg, DM_CGROUP_ROOT)) {
+		if (dm_pread_str(root_stat_fd, buf, size) < 0)
+			return -1;
+	} else if (dm_cg_read(cg, "cgroup.stat", buf, size) < 0) {
 		return -1;
-	p = strstr(buf, "nr_dying_descendants ");
-	return p ? atol(p + 21) : -1;
+	}
+	return dm_parse_dying(buf);
 }
 
-/* Waits until no removed cgroup below @cg is still being offlined. */
+/* Waits until no removed mob below @cg is still being released. */
 static void wait_offlined(struct __test_metadata *_metadata, const char *cg)
 {
+	char buf[DM_BUF];
 	int ms;
 
-	for (ms = 0; nr_dying(cg) != 0 && ms < 30000; ms += 50)
+	for (ms = 0; nr_dying(cg, buf, sizeof(buf)) != 0 && ms < 30000;
+	     ms += 50)
 		dm_sleep_ms(50);
-	ASSERT_EQ(0, nr_dying(cg)) TH_LOG("%s: cgroups still dying", cg);
+	ASSERT_EQ(0, nr_dying(cg, buf, sizeof(buf)))
+		TH_LOG("%s: mobs still dying; cgroup.stat:\n%s", cg, buf);
 }
 
 /*
