@@ -5,10 +5,13 @@
  *
  * A mob is the set of dentries below one or more bound root directories.
  * Each cgroup with the dentry controller enabled has one mob; a dentry
- * belongs to the mob of the nearest bound root at or above it, and a
- * dentry outside every bound root belongs to no mob and is not charged.
+ * belongs to the mob of the nearest bound root at or above it.  Below a
+ * parent in no mob, a dentry that a task of a limited cgroup allocates
+ * is its own (DCACHE_MOB_OWN), in that cgroup's mob, and its subtree
+ * follows it; any other dentry outside every bound root belongs to no
+ * mob and is not charged.
  *
- * Locking: dentry->d_mob and DCACHE_MOB_ROOT only change under
+ * Locking: dentry->d_mob, DCACHE_MOB_ROOT and DCACHE_MOB_OWN change under
  * dentry->d_lock, and a charged dentry holds one charge and one css
  * reference on the mob in ->d_mob, so counts stay exact and no dentry
  * can point at a freed mob.  A bound root is held by its binding (struct
@@ -73,6 +76,8 @@ DECLARE_STATIC_KEY_FALSE(dentry_mob_in_use);
 
 /* kernel/cgroup/dentry.c */
 struct dentry_mob *dentry_mob_charge(struct dentry *parent);
+struct dentry_mob *dentry_mob_charge_task(void);
+bool dentry_mob_offline(struct dentry_mob *mob);
 void dentry_mob_uncharge(struct dentry_mob *mob);
 void dentry_mob_transfer(struct dentry_mob *from, struct dentry_mob *to,
 			 long nr);
@@ -129,6 +134,11 @@ static inline bool d_in_mob(const struct dentry *dentry)
 }
 
 static inline struct dentry_mob *dentry_mob_charge(struct dentry *parent)
+{
+	return NULL;
+}
+
+static inline struct dentry_mob *dentry_mob_charge_task(void)
 {
 	return NULL;
 }

@@ -106,6 +106,8 @@ struct dentry_mob {
 	spinlock_t bindings_lock;
 	struct list_head bindings;
 	bool offline;
+	/* Bindings not yet freed, ended or not: see dentry_css_offline(). */
+	atomic_t nr_bindings;
 
 	/* Reclaim for the charges forced where reclaim may not run. */
 	struct work_struct reclaim_work;
@@ -624,7 +626,11 @@ static void mob_reclaim_workfn(struct work_struct *work)
 	struct dentry_mob *mob = container_of(work, struct dentry_mob,
 					      reclaim_work);
 
-	mob_reclaim_to_limit(mob);
+	/* what an offline mob still has unused is its own dentries' */
+	if (READ_ONCE(mob->offline))
+		d_mob_reclaim(&mob->lru, LONG_MAX);
+	else
+		mob_reclaim_to_limit(mob);
 	css_put(&mob->css);
 }
 
@@ -672,20 +678,38 @@ void dentry_mob_prepare_lru(struct dentry *dentry)
 	}
 }
 
-/**
- * dentry_mob_charge - charge a new dentry below @parent
- * @parent: the parent of the dentry about to be allocated
- *
- * If @parent is in a mob, charge one dentry to it and to every ancestor,
- * reclaiming unused dentries first where a limit would be exceeded.
- *
- * Return: NULL if @parent is in no mob, the charged mob with a reference
- * that the new dentry takes over, or ERR_PTR(-ENOMEM) if a limit was hit
- * and nothing could be reclaimed.
+/*
+ * The mob that a dentry current allocates below a parent in no mob is
+ * charged to: current's own, if its cgroup or an ancestor below the root
+ * has a limit.  Membership by tree cannot see a filesystem that a tenant
+ * makes and never attaches (fsmount()), one it mounts where no mob is, or
+ * a host filesystem it can look names up in (sysfs, cgroupfs, proc), and
+ * a user namespace gives a container root all of these: what a limited
+ * task makes where no tree claims it is its own (DCACHE_MOB_OWN), as a
+ * page belongs to the memory cgroup that faulted it in.
  */
-struct dentry_mob *dentry_mob_charge(struct dentry *parent)
+static struct dentry_mob *mob_tryget_task(void)
 {
-	struct dentry_mob *mob = mob_tryget_of(parent);
+	struct dentry_mob *mob, *p;
+
+	rcu_read_lock();
+	mob = css_mob(task_css(current, dentry_cgrp_id));
+	for (p = mob; parent_mob(p); p = parent_mob(p))
+		if (atomic64_read(&p->limit) != MOB_MAX)
+			break;
+	if (!parent_mob(p) || !css_tryget_online(&mob->css))
+		mob = NULL;
+	rcu_read_unlock();
+	return mob;
+}
+
+/*
+ * Charge one dentry to @mob, held by the caller, and to every ancestor,
+ * reclaiming unused dentries first where a limit would be exceeded.  The
+ * reference goes to the new dentry, or is dropped on failure.
+ */
+static struct dentry_mob *mob_charge_new(struct dentry_mob *mob)
+{
 	struct dentry_mob *over;
 	int retries = MOB_RECLAIM_RETRIES;
 	bool refilled = false;
@@ -724,6 +748,38 @@ struct dentry_mob *dentry_mob_charge(struct dentry *parent)
 	if (refilled && mob_may_reclaim())
 		mob_lru_prepare(mob);
 	return mob;
+}
+
+/**
+ * dentry_mob_charge - charge a new dentry below @parent
+ * @parent: the parent of the dentry about to be allocated
+ *
+ * If @parent is in a mob, charge one dentry to it and to every ancestor,
+ * reclaiming unused dentries first where a limit would be exceeded.
+ *
+ * Return: NULL if @parent is in no mob, the charged mob with a reference
+ * that the new dentry takes over, or ERR_PTR(-ENOMEM) if a limit was hit
+ * and nothing could be reclaimed.
+ */
+struct dentry_mob *dentry_mob_charge(struct dentry *parent)
+{
+	return mob_charge_new(mob_tryget_of(parent));
+}
+
+/**
+ * dentry_mob_charge_task - charge a new dentry to the current task's mob
+ *
+ * For a dentry allocated below a parent in no mob: if the current task's
+ * cgroup, or an ancestor below the root, has a limit, charge one dentry
+ * to its mob, as dentry_mob_charge() does, and the dentry is its own
+ * (DCACHE_MOB_OWN).
+ *
+ * Return: NULL if the task is not limited, the charged mob with a
+ * reference that the new dentry takes over, or ERR_PTR(-ENOMEM).
+ */
+struct dentry_mob *dentry_mob_charge_task(void)
+{
+	return mob_charge_new(mob_tryget_task());
 }
 
 /**
@@ -803,6 +859,7 @@ int dentry_mob_binding_attach(struct dentry_mob *mob,
 	spin_lock(&mob->bindings_lock);
 	if (!mob->offline) {
 		css_get(&mob->css);
+		atomic_inc(&mob->nr_bindings);
 		b->mob = mob;
 		list_add_tail_rcu(&b->mob_node, &mob->bindings);
 		err = 0;
@@ -857,7 +914,12 @@ struct dentry_mob_binding *dentry_mob_binding_claim(struct dentry_mob *mob,
  */
 void dentry_mob_binding_free(struct dentry_mob_binding *b)
 {
-	css_put(&b->mob->css);
+	struct dentry_mob *mob = b->mob;
+
+	/* the last binding of a removed cgroup is gone: see css_offline */
+	if (atomic_dec_and_test(&mob->nr_bindings) && READ_ONCE(mob->offline))
+		mob_reclaim_async(mob);
+	css_put(&mob->css);
 	kfree_rcu(b, rcu);
 }
 
@@ -1153,6 +1215,13 @@ static ssize_t dentry_max_write(struct kernfs_open_file *of, char *buf,
 			return -ERANGE;
 	}
 
+	/*
+	 * A limited task's own dentries are charged from here on, bound
+	 * or not (mob_tryget_task()).  Before the reclaim: it takes
+	 * cpus_read_lock().
+	 */
+	if (limit != MOB_MAX)
+		static_branch_enable(&dentry_mob_in_use);
 	/* Racing charges may overshoot once, as in pids; reclaim fixes it. */
 	atomic64_set(&mob->limit, limit);
 	/*
@@ -1331,6 +1400,31 @@ static void dentry_css_offline(struct cgroup_subsys_state *css)
 		queue_work(system_unbound_wq, &b->end_work);
 	}
 	spin_unlock(&mob->bindings_lock);
+	/*
+	 * The dentries its tasks made outside every mob (DCACHE_MOB_OWN)
+	 * have no root to give them back from: free the unused ones, and
+	 * no more are kept unused (dentry_mob_offline()).  The rest keep
+	 * their charges, counted in the parent, until they die.  Only once
+	 * every binding has moved its tree's cache out, or that would be
+	 * freed too: the last dentry_mob_binding_free() queues it if a
+	 * binding is still ending.  The barrier pairs with the one of its
+	 * atomic_dec_and_test(): one of the two sees the other.
+	 */
+	smp_mb();
+	if (!atomic_read(&mob->nr_bindings))
+		mob_reclaim_async(mob);
+}
+
+/**
+ * dentry_mob_offline - is the cgroup of a mob gone
+ * @mob: the mob
+ *
+ * Return: true once css_offline has run for @mob: a dentry of its own
+ * that becomes unused is then freed, not kept.
+ */
+bool dentry_mob_offline(struct dentry_mob *mob)
+{
+	return READ_ONCE(mob->offline);
 }
 
 static struct cftype dentry_files[] = {
