@@ -10,9 +10,11 @@
  * unused dentries of the mobs under the cgroup at its limit, and fails
  * with -ENOMEM only if nothing can be freed.
  *
- * Membership is by tree, not by task: which task creates a dentry does not
- * matter, and dentries outside every bound root are not charged at all.
- * The dcache side lives in fs/dcache.c; see include/linux/dentry_mob.h.
+ * Membership is by tree first: which task creates a dentry below a bound
+ * root does not matter.  Below a parent in no mob, what a task of a
+ * limited cgroup allocates is its own, charged to that cgroup (see
+ * mob_tryget_task()); other dentries outside every bound root are not
+ * charged at all.  The dcache side lives in fs/dcache.c; see include/linux/dentry_mob.h.
  */
 
 #include <linux/atomic.h>
