@@ -77,6 +77,7 @@ DECLARE_STATIC_KEY_FALSE(dentry_mob_in_use);
 /* kernel/cgroup/dentry.c */
 struct dentry_mob *dentry_mob_charge(struct dentry *parent);
 struct dentry_mob *dentry_mob_charge_task(void);
+bool dentry_mob_task_limited(void);
 bool dentry_mob_offline(struct dentry_mob *mob);
 void dentry_mob_uncharge(struct dentry_mob *mob);
 void dentry_mob_transfer(struct dentry_mob *from, struct dentry_mob *to,
@@ -141,6 +142,11 @@ static inline struct dentry_mob *dentry_mob_charge(struct dentry *parent)
 static inline struct dentry_mob *dentry_mob_charge_task(void)
 {
 	return NULL;
+}
+
+static inline bool dentry_mob_task_limited(void)
+{
+	return false;
 }
 
 static inline void dentry_mob_uncharge(struct dentry_mob *mob)

@@ -682,27 +682,55 @@ void dentry_mob_prepare_lru(struct dentry *dentry)
 
 /*
  * The mob that a dentry current allocates below a parent in no mob is
- * charged to: current's own, if its cgroup or an ancestor below the root
- * has a limit.  Membership by tree cannot see a filesystem that a tenant
- * makes and never attaches (fsmount()), one it mounts where no mob is, or
- * a host filesystem it can look names up in (sysfs, cgroupfs, proc), and
- * a user namespace gives a container root all of these: what a limited
- * task makes where no tree claims it is its own (DCACHE_MOB_OWN), as a
- * page belongs to the memory cgroup that faulted it in.
+ * charged to, under rcu_read_lock(): current's own, if its cgroup or an
+ * ancestor below the root has a limit, else NULL.  Membership by tree
+ * cannot see a filesystem that a tenant makes and never attaches
+ * (fsmount()), one it mounts where no mob is, or a host filesystem it can
+ * look names up in (sysfs, cgroupfs, proc), and a user namespace gives a
+ * container root all of these: what a limited task makes where no tree
+ * claims it is its own (DCACHE_MOB_OWN), as a page belongs to the memory
+ * cgroup that faulted it in.
  */
-static struct dentry_mob *mob_tryget_task(void)
+static struct dentry_mob *mob_limited_task(void)
 {
 	struct dentry_mob *mob, *p;
 
-	rcu_read_lock();
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "no rcu_read_lock()");
 	mob = css_mob(task_css(current, dentry_cgrp_id));
 	for (p = mob; parent_mob(p); p = parent_mob(p))
 		if (atomic64_read(&p->limit) != MOB_MAX)
-			break;
-	if (!parent_mob(p) || !css_tryget_online(&mob->css))
+			return mob;
+	return NULL;
+}
+
+static struct dentry_mob *mob_tryget_task(void)
+{
+	struct dentry_mob *mob;
+
+	rcu_read_lock();
+	mob = mob_limited_task();
+	if (mob && !css_tryget_online(&mob->css))
 		mob = NULL;
 	rcu_read_unlock();
 	return mob;
+}
+
+/**
+ * dentry_mob_task_limited - would a dentry of the current task's be its own
+ *
+ * Return: true if the current task's cgroup, or an ancestor below the
+ * root, has a limit: a dentry it allocates below a parent in no mob is
+ * then charged to it (dentry_mob_charge_task()).  A hint: the limit may
+ * change at any time.
+ */
+bool dentry_mob_task_limited(void)
+{
+	bool ret;
+
+	rcu_read_lock();
+	ret = mob_limited_task();
+	rcu_read_unlock();
+	return ret;
 }
 
 /*

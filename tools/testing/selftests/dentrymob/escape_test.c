@@ -296,32 +296,37 @@ static long esc_run(struct __test_metadata *_metadata,
 	return r->nr_after - before;
 }
 
-/* The tenant's filesystem dies with it: every charge goes back. */
-static void esc_all_back(struct __test_metadata *_metadata,
-			 struct _test_data_escape *self)
+/*
+ * A tenant's tmpfs in no mob, filled with directories: its root is the
+ * superblock's (d_make_root(), uncharged), and each directory the tenant
+ * makes in it is its own: exactly max fit, with the bound root, and the
+ * loop ends with ENOMEM.  Once the tenant is gone, every charge is back.
+ */
+static void esc_expect_tmpfs_filled(struct __test_metadata *_metadata,
+				    struct _test_data_escape *self,
+				    enum esc_attack attack, const char *where)
 {
+	struct esc_res *r = dm_shared_alloc(sizeof(*r));
+	long grown;
+
+	ASSERT_NE(NULL, r);
+	grown = esc_run(_metadata, self, r, attack, where);
+	EXPECT_EQ(ENOMEM, r->err);
+	EXPECT_EQ(ESC_MAX - 1, r->made);
+	EXPECT_EQ(ESC_MAX, r->cur);
+	EXPECT_GE(ESC_SLACK, grown);
+	EXPECT_LE(1, dm_events_fail(self->cg, true));
+	/* the tenant's filesystem dies with it: every charge goes back */
 	EXPECT_EQ(1, dm_wait_value(self->cg, "dentry.current", 1, 10000));
 }
 
 /*
  * fsopen() + fsmount() in a user namespace, used only through the mount
  * fd: the detached tmpfs is in no mob and no mountpoint makes it join.
- * Its root is the superblock's (d_make_root(), uncharged); each directory
- * the tenant makes in it is its own: exactly max fit, with its bound root.
  */
 TEST_F_TIMEOUT(escape, detached_fsmount_is_charged, DM_TIMEOUT)
 {
-	struct esc_res *r = dm_shared_alloc(sizeof(*r));
-	long grown;
-
-	ASSERT_NE(NULL, r);
-	grown = esc_run(_metadata, self, r, ESC_FSMOUNT, NULL);
-	EXPECT_EQ(ENOMEM, r->err);
-	EXPECT_EQ(ESC_MAX - 1, r->made);
-	EXPECT_EQ(ESC_MAX, r->cur);
-	EXPECT_GE(ESC_SLACK, grown);
-	EXPECT_LE(1, dm_events_fail(self->cg, true));
-	esc_all_back(_metadata, self);
+	esc_expect_tmpfs_filled(_metadata, self, ESC_FSMOUNT, NULL);
 }
 
 /*
@@ -330,16 +335,7 @@ TEST_F_TIMEOUT(escape, detached_fsmount_is_charged, DM_TIMEOUT)
  */
 TEST_F_TIMEOUT(escape, open_tree_clone_is_charged, DM_TIMEOUT)
 {
-	struct esc_res *r = dm_shared_alloc(sizeof(*r));
-	long grown;
-
-	ASSERT_NE(NULL, r);
-	grown = esc_run(_metadata, self, r, ESC_OPEN_TREE, self->out);
-	EXPECT_EQ(ENOMEM, r->err);
-	EXPECT_EQ(ESC_MAX - 1, r->made);
-	EXPECT_EQ(ESC_MAX, r->cur);
-	EXPECT_GE(ESC_SLACK, grown);
-	esc_all_back(_metadata, self);
+	esc_expect_tmpfs_filled(_metadata, self, ESC_OPEN_TREE, self->out);
 }
 
 /*
@@ -349,16 +345,7 @@ TEST_F_TIMEOUT(escape, open_tree_clone_is_charged, DM_TIMEOUT)
  */
 TEST_F_TIMEOUT(escape, mount_outside_the_mob_is_charged, DM_TIMEOUT)
 {
-	struct esc_res *r = dm_shared_alloc(sizeof(*r));
-	long grown;
-
-	ASSERT_NE(NULL, r);
-	grown = esc_run(_metadata, self, r, ESC_MOUNT_OUTSIDE, self->out);
-	EXPECT_EQ(ENOMEM, r->err);
-	EXPECT_EQ(ESC_MAX - 1, r->made);
-	EXPECT_EQ(ESC_MAX, r->cur);
-	EXPECT_GE(ESC_SLACK, grown);
-	esc_all_back(_metadata, self);
+	esc_expect_tmpfs_filled(_metadata, self, ESC_MOUNT_OUTSIDE, self->out);
 }
 
 /*
@@ -482,6 +469,53 @@ TEST_F_TIMEOUT(escape, max_alone_limits_a_task, DM_TIMEOUT)
 	EXPECT_GE(ESC_MAX, r[1].cur);
 	EXPECT_GE(ESC_SLACK, grown);
 	EXPECT_LE(1, dm_events(alone, true));
+}
+
+/*
+ * A bind adopts what is cached below its root, but not a limited task's
+ * own dentries: like a nested root, each stays charged to the task that
+ * made it (first touch), with what is below it.
+ */
+struct esc_own {
+	char procs[DM_PATH];
+	char a[DM_PATH], b[DM_PATH];
+};
+
+static int esc_own_child(void *arg)
+{
+	struct esc_own *o = arg;
+
+	if (dm_write_str(o->procs, "0"))
+		return 1;
+	if (mkdir(o->a, 0755) || mkdir(o->b, 0755))
+		return 2;
+	return 0;
+}
+
+TEST_F_TIMEOUT(escape, bind_leaves_own_dentries, DM_TIMEOUT)
+{
+	const char *t = dm_cg(_metadata, &self->ctx, NULL, "t");
+	struct esc_own o;
+	char p[DM_PATH];
+
+	ASSERT_EQ(0, dm_set_max(t, ESC_MAX));
+	ASSERT_EQ(0, mkdir(dm_join(p, self->out, "p"), 0755));
+	dm_join(o.a, p, "a");
+	dm_join(o.b, o.a, "b");
+	dm_cg_file(o.procs, t, "cgroup.procs");
+	ASSERT_EQ(0, dm_run_child(esc_own_child, &o));
+	/* a is t's own, and b follows it */
+	EXPECT_EQ(2, dm_current(t));
+
+	/* binding p to the fixture's cgroup charges p, and leaves a and b */
+	ASSERT_EQ(0, dm_bind(&self->ctx, self->cg, p));
+	EXPECT_EQ(2, dm_current(self->cg));
+	EXPECT_EQ(2, dm_current(t));
+
+	/* and so does the unbind */
+	ASSERT_EQ(0, dm_unbind(&self->ctx, self->cg, p));
+	EXPECT_EQ(1, dm_current(self->cg));
+	EXPECT_EQ(2, dm_current(t));
 }
 
 TEST_HARNESS_MAIN
