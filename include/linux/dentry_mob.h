@@ -109,7 +109,8 @@ void d_mob_mark_referenced(struct dentry *dentry);
 int d_mob_may_rename(struct dentry *dentry, struct dentry *new_dir);
 
 /* fs/namespace.c */
-int mnt_dentry_mob_adopt(struct dentry *mp, struct vfsmount **mnts, int n);
+int mnt_dentry_mob_adopt(struct dentry *mp, struct vfsmount **mnts, int n,
+			 int *joined);
 
 static inline bool dentry_mob_active(void)
 {

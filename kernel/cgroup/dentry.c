@@ -998,7 +998,8 @@ static int mob_bind_root(struct dentry_mob *mob, struct dentry *root,
 	struct dentry_mob_binding *b;
 	int err;
 
-	b = kzalloc(sizeof(*b), GFP_KERNEL);
+	/* a tenant's mounts make bindings: its memory cgroup pays */
+	b = kzalloc(sizeof(*b), GFP_KERNEL_ACCOUNT);
 	if (!b)
 		return -ENOMEM;
 	err = walk ? d_mob_bind(root, mob, b) : d_mob_bind_root(root, mob, b);

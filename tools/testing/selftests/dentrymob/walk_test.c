@@ -400,4 +400,77 @@ TEST_F_TIMEOUT(walk, huge_reclaim_write_is_killable, 1800)
 	EXPECT_EQ(0, __atomic_load_n(&w->done, __ATOMIC_SEQ_CST));
 }
 
+/* One remount of the tmpfs at @dir; its time in microseconds, or -errno. */
+static long wt_remount_us(const char *dir)
+{
+	struct timespec a, b;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	if (mount(NULL, dir, NULL, MS_REMOUNT, NULL))
+		return -errno;
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	return (b.tv_sec - a.tv_sec) * 1000000L +
+	       (b.tv_nsec - a.tv_nsec) / 1000;
+}
+
+/*
+ * A remount (reconfigure_super(), under s_umount held for writing) frees
+ * the superblock's unused dentries with shrink_dcache_sb(), which visits
+ * the superblock's LRU: O(unused dentries).  Those of a mob are on the
+ * mob's LRU, and must cost no more.  Here a bound tmpfs directory holds
+ * n / 5 files: tmpfs pins them, and keeps no negative dentries, so none
+ * is unused.  The remount keeps them all, bound and unbound (that it frees
+ * the unused ones is stuck.remount_ro's check).  Its time is logged, not
+ * asserted (speed is measured by make bench, not timed in tests): a walk
+ * of the bound tree visited every file, where the LRU is empty.
+ */
+TEST_F_TIMEOUT(walk, remount_visits_unused_only, 1800)
+{
+	const char *a = dm_cg(_metadata, &self->ctx, NULL, "a");
+	char mnt[DM_PATH], da[DM_PATH], files[DM_PATH], name[DM_PATH];
+	const char *env = getenv("DENTRYMOB_HUGE_N");
+	long n = (env ? atol(env) : WT_N_DEFAULT) / 5;
+	long i, bound_us, unbound_us;
+	int fd;
+
+	ASSERT_LT(0, n);
+	ASSERT_EQ(0, mkdir(dm_join(mnt, self->ctx.base, "t"), 0755));
+	/* tmpfs allows an inode per two pages of RAM: no limit here */
+	ASSERT_EQ(0, mount("tmpfs", mnt, "tmpfs", 0, "nr_inodes=0"));
+	ASSERT_EQ(0, mkdir(dm_join(da, mnt, "a"), 0755));
+	ASSERT_EQ(0, mkdir(dm_join(files, da, "files"), 0755));
+	fd = open(files, O_RDONLY | O_DIRECTORY);
+	ASSERT_LE(0, fd);
+	for (i = 0; i < n; i++) {
+		int f;
+
+		snprintf(name, sizeof(name), "f%ld", i);
+		f = openat(fd, name, O_WRONLY | O_CREAT | O_EXCL, 0644);
+		ASSERT_LE(0, f) {
+			TH_LOG("create %s/%s: %s", files, name,
+			       strerror(errno));
+		}
+		close(f);
+	}
+	close(fd);
+	ASSERT_EQ(0, dm_bind(&self->ctx, a, da));
+	/* the root a, files, its n files */
+	ASSERT_EQ(n + 2, dm_current(a));
+	bound_us = wt_remount_us(mnt);
+	ASSERT_LE(0, bound_us);
+	EXPECT_EQ(n + 2, dm_current(a));
+
+	ASSERT_EQ(0, dm_unbind(&self->ctx, a, da));
+	ASSERT_EQ(0, dm_current(a));
+	unbound_us = wt_remount_us(mnt);
+	ASSERT_LE(0, unbound_us);
+	EXPECT_EQ(0, dm_bind(&self->ctx, a, da));
+	EXPECT_EQ(n + 2, dm_current(a));
+	EXPECT_EQ(0, dm_unbind(&self->ctx, a, da));
+
+	TH_LOG("remount with %ld files in use: bound %ld us, unbound %ld us",
+	       n, bound_us, unbound_us);
+	EXPECT_EQ(0, umount2(mnt, MNT_DETACH));
+}
+
 DM_HARNESS_MAIN
