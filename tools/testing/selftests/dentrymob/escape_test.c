@@ -518,4 +518,56 @@ TEST_F_TIMEOUT(escape, bind_leaves_own_dentries, DM_TIMEOUT)
 	EXPECT_EQ(2, dm_current(t));
 }
 
+/*
+ * shrink_dcache_sb(), which every remount runs, frees the unused dentries
+ * of the superblock that are on the LRUs of the mobs bound on it: those
+ * of the bound trees, and those the mobs' own tasks made elsewhere on it.
+ * The negatives a tenant left in a directory in no mob go at a remount,
+ * as they would if they were in no mob at all.
+ */
+#define ESC_NEGS	100
+
+struct esc_neg {
+	char procs[DM_PATH];
+	char dir[DM_PATH];
+};
+
+static int esc_neg_child(void *arg)
+{
+	struct esc_neg *o = arg;
+	char name[32];
+	struct stat st;
+	int fd, i;
+
+	if (dm_write_str(o->procs, "0"))
+		return 1;
+	fd = open(o->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return 2;
+	for (i = 0; i < ESC_NEGS; i++) {
+		snprintf(name, sizeof(name), "n%d", i);
+		if (!fstatat(fd, name, &st, 0) || errno != ENOENT)
+			return 3;
+	}
+	close(fd);
+	return 0;
+}
+
+TEST_F_TIMEOUT(escape, remount_frees_own_negatives, DM_TIMEOUT)
+{
+	struct esc_neg o;
+
+	dm_cg_file(o.procs, self->cg, "cgroup.procs");
+	dm_copy(o.dir, self->out);
+	/* a mount whose root is ours to remount: the scratch disk's sb */
+	ASSERT_EQ(0, mount(self->ctx.base, self->ctx.base, NULL, MS_BIND,
+			   NULL));
+	ASSERT_EQ(0, dm_run_child(esc_neg_child, &o));
+	/* the bound root, and the negatives, the tenant's own */
+	EXPECT_EQ(1 + ESC_NEGS, dm_current(self->cg));
+	ASSERT_EQ(0, mount(NULL, self->ctx.base, NULL, MS_REMOUNT, NULL));
+	EXPECT_EQ(1, dm_current(self->cg));
+	EXPECT_EQ(0, umount2(self->ctx.base, MNT_DETACH));
+}
+
 TEST_HARNESS_MAIN
