@@ -1010,16 +1010,11 @@ static int mob_bind_root(struct dentry_mob *mob, struct dentry *root,
 
 static int mob_bind(struct dentry_mob *mob, const struct path *path)
 {
-	struct inode *inode = d_inode(path->dentry);
 	int err;
 
-	/* Before the inode lock: it takes cpus_read_lock(). */
+	/* Before d_mob_bind() takes the inode lock: it takes cpus_read_lock(). */
 	static_branch_enable(&dentry_mob_in_use);
-	/* vfs_rmdir() holds it from ->rmdir() to d_mob_removed(). */
-	inode_lock_shared(inode);
-	err = IS_DEADDIR(inode) ? -ENOENT :
-	      mob_bind_root(mob, path->dentry, true);
-	inode_unlock_shared(inode);
+	err = mob_bind_root(mob, path->dentry, true);
 	if (err == -EEXIST)
 		return 0;
 	if (!err)
@@ -1163,13 +1158,35 @@ static int mob_unbind_line(struct dentry_mob *mob, char *buf)
 	return 0;
 }
 
+/* Bind or unbind by a dentry.root line: "PATH", "-PATH" or "-MAJ:MIN PATH". */
+static int mob_root_apply(struct dentry_mob *mob, char *buf)
+{
+	bool unbind = false;
+	struct path path;
+	int err;
+
+	if (buf[0] == '-') {
+		unbind = true;
+		buf++;
+		if (isdigit(buf[0]))
+			return mob_unbind_line(mob, buf);
+	}
+	if (buf[0] != '/')
+		return -EINVAL;
+
+	err = mob_root_lookup(buf, &path);
+	if (err)
+		return err;
+	err = unbind ? mob_unbind(mob, &path) : mob_bind(mob, &path);
+	path_put(&path);
+	return err;
+}
+
 static ssize_t dentry_root_write(struct kernfs_open_file *of, char *buf,
 				 size_t nbytes, loff_t off)
 {
 	struct dentry_mob *mob = css_mob(of_css(of));
 	size_t len = nbytes;
-	bool unbind = false;
-	struct path path;
 	int err;
 
 	/*
@@ -1185,25 +1202,19 @@ static ssize_t dentry_root_write(struct kernfs_open_file *of, char *buf,
 		buf[--len] = '\0';
 	if (!len || strnlen(buf, len) != len)
 		return -EINVAL;
-	if (buf[0] == '-') {
-		unbind = true;
-		buf++;
-		if (isdigit(buf[0])) {
-			err = mob_unbind_line(mob, buf);
-			return err ?: nbytes;
-		}
-	}
-	if (buf[0] != '/')
-		return -EINVAL;
 
-	err = mob_root_lookup(buf, &path);
-	if (err)
-		return err;
-	if (unbind)
-		err = mob_unbind(mob, &path);
-	else
-		err = mob_bind(mob, &path);
-	path_put(&path);
+	/*
+	 * A bind or an unbind walks what is cached below the root, and a
+	 * bind then reclaims: give up the file's active reference, which
+	 * rmdir of the cgroup waits for with cgroup_mutex held, as
+	 * dentry_max_write() does.  A removal meanwhile makes a bind fail
+	 * (-ENODEV) or ends the binding it made.
+	 */
+	css_get(&mob->css);
+	kernfs_break_active_protection(of->kn);
+	err = mob_root_apply(mob, buf);
+	kernfs_unbreak_active_protection(of->kn);
+	css_put(&mob->css);
 	return err ?: nbytes;
 }
 
