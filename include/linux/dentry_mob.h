@@ -79,6 +79,7 @@ struct dentry_mob *dentry_mob_charge(struct dentry *parent);
 struct dentry_mob *dentry_mob_charge_task(void);
 bool dentry_mob_task_limited(void);
 bool dentry_mob_offline(struct dentry_mob *mob);
+bool dentry_mob_dying(struct dentry_mob *mob);
 void dentry_mob_uncharge(struct dentry_mob *mob);
 void dentry_mob_transfer(struct dentry_mob *from, struct dentry_mob *to,
 			 long nr);

@@ -1469,6 +1469,19 @@ bool dentry_mob_offline(struct dentry_mob *mob)
 	return READ_ONCE(mob->offline);
 }
 
+/**
+ * dentry_mob_dying - is the cgroup of a mob being removed
+ * @mob: the mob
+ *
+ * Return: true from the rmdir of @mob's cgroup on, before css_offline
+ * queues the end of its bindings: a bind of one of their roots waits for
+ * that end rather than failing with -EBUSY.
+ */
+bool dentry_mob_dying(struct dentry_mob *mob)
+{
+	return css_is_dying(&mob->css);
+}
+
 static struct cftype dentry_files[] = {
 	{
 		.name = "root",

@@ -477,6 +477,41 @@ TEST_F_TIMEOUT(walk, huge_bind_write_holds_no_lock, 1800)
 	EXPECT_EQ(n + 3, dm_wait_value(a, "dentry.current", n + 3, 60000));
 }
 
+/*
+ * A container restart with a reused cgroup name: the runtime removes the
+ * cgroup, makes it again and binds the same rootfs.  The removal only
+ * queues the end of the old binding (nothing under cgroup_mutex waits for
+ * a filesystem), and that end walks the million dentries back to the
+ * parent's mob (0.6 s under TCG).  The new bind waits for it, without the
+ * inode lock, and then takes over every charge: before, it failed with
+ * EBUSY for as long as the end ran.
+ */
+TEST_F_TIMEOUT(walk, rebind_after_rmdir_waits_for_the_end, 1800)
+{
+	const char *a = dm_cg(_metadata, &self->ctx, NULL, "a");
+	char big[DM_PATH], da[DM_PATH];
+	const char *env = getenv("DENTRYMOB_HUGE_N");
+	long n = env ? atol(env) : WT_N_DEFAULT;
+	int err;
+
+	ASSERT_LT(0, n);
+	ASSERT_EQ(0, mkdir(dm_join(da, self->ctx.base, "a"), 0755));
+	ASSERT_EQ(0, dm_bind(&self->ctx, a, da));
+	ASSERT_EQ(0, mkdir(dm_join(big, da, "big"), 0755));
+	ASSERT_EQ(n, wt_fill(big, n));
+	ASSERT_EQ(n + 2, dm_current(a));
+
+	ASSERT_EQ(0, rmdir(a)) TH_LOG("rmdir: %s", strerror(errno));
+	dm_ctx_forget_cg(&self->ctx, a);
+	a = dm_cg(_metadata, &self->ctx, NULL, "a");
+	wt_step(NULL);
+	err = dm_bind(&self->ctx, a, da);
+	wt_step("bind while the old binding ends");
+	ASSERT_EQ(0, err) TH_LOG("the bind: %s", strerror(-err));
+	EXPECT_EQ(n + 2, dm_current(a));
+	EXPECT_TRUE(dm_root_listed(a, da));
+}
+
 /* One remount of the tmpfs at @dir; its time in microseconds, or -errno. */
 static long wt_remount_us(const char *dir)
 {
