@@ -30,6 +30,7 @@
 #include <stdint.h>
 #include <sys/prctl.h>
 #include <sys/uio.h>
+#include <sys/utsname.h>
 #include <linux/fuse.h>
 #include "kselftest_harness.h"
 #include "dentrymob_util.h"
@@ -1024,13 +1025,24 @@ static int lt_stat(void *path)
  * revalidate it with a second LOOKUP (make check saw it once in two runs
  * on two CPUs): a FUSE race of its own, whatever the mob does, which
  * would make the count of LOOKUPs say nothing.  A second in-lookup dentry
- * would still show: it would be charged past the limit of 2.
+ * would still show: it would be charged past the limit of 2.  On
+ * PREEMPT_RT the woken lookup can run in between on the same CPU (make
+ * check-rt saw 2 LOOKUPs), so there the count is logged, not checked;
+ * the charge, the events and the errors still are.
  */
+/* Whether this is a PREEMPT_RT kernel: its uname -v says so. */
+static bool lt_preempt_rt(void)
+{
+	struct utsname u;
+
+	return !uname(&u) && strstr(u.version, "PREEMPT_RT");
+}
+
 TEST_F_TIMEOUT(lifetime, parallel_lookup_at_limit, DM_TIMEOUT)
 {
 	struct lt_fuse *f = &self->fuse;
 	char a[DM_PATH], b[DM_PATH];
-	int ret, status;
+	int ret, status, lookups;
 	const char *cg;
 	long ms;
 	pid_t pid;
@@ -1061,7 +1073,11 @@ TEST_F_TIMEOUT(lifetime, parallel_lookup_at_limit, DM_TIMEOUT)
 	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status)) {
 		TH_LOG("the first lookup of %s: status 0x%x", b, status);
 	}
-	EXPECT_EQ(1, __atomic_load_n(&f->sh->found[LT_B], __ATOMIC_SEQ_CST));
+	lookups = __atomic_load_n(&f->sh->found[LT_B], __ATOMIC_SEQ_CST);
+	if (lt_preempt_rt())
+		printf("# PREEMPT_RT: %d LOOKUP(s) of b, not checked\n", lookups);
+	else
+		EXPECT_EQ(1, lookups);
 	EXPECT_EQ(0, dm_events(cg, true));
 	EXPECT_EQ(2, dm_current(cg));
 	EXPECT_EQ(0, __atomic_load_n(&f->sh->bad, __ATOMIC_SEQ_CST));
