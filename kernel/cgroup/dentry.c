@@ -1220,8 +1220,17 @@ static ssize_t dentry_root_write(struct kernfs_open_file *of, char *buf,
 
 static int dentry_root_show(struct seq_file *sf, void *v)
 {
+	struct kernfs_open_file *of = sf->private;
 	struct dentry_mob *mob = css_mob(seq_css(sf));
 	struct dentry_mob_binding *b;
+
+	/*
+	 * The roots are host paths and device numbers, and a tenant's joins
+	 * can make the list long: only whoever may write it reads it.  The
+	 * opener's credentials, as for the write.
+	 */
+	if (!file_ns_capable(of->file, &init_user_ns, CAP_SYS_ADMIN))
+		return -EPERM;
 
 	rcu_read_lock();
 	list_for_each_entry_rcu(b, &mob->bindings, mob_node) {

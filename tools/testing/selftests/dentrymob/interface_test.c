@@ -527,18 +527,28 @@ enum {
 	PRIV_USERNS,		/* unshare(CLONE_NEWUSER) failed */
 	PRIV_MKDIR,		/* the delegatee could not create a cgroup */
 	PRIV_OWNER,		/* its files are not owned by the delegatee */
+	PRIV_READ_ROOT,		/* reading dentry.root did not fail with EPERM */
 	PRIV_NO_USERNS = 100,	/* no CONFIG_USER_NS */
 };
 
 /*
  * The writes of an unprivileged user who may open both files: binding and
  * unbinding need CAP_SYS_ADMIN, the limit does not (it may be delegated).
+ * So does reading the roots, which are host paths.
  */
 static int priv_writes(struct priv_args *a)
 {
 	char s[DM_PATH + 2];
 	ssize_t ret;
 	int fd;
+
+	fd = open(a->root_file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return PRIV_OPEN_ROOT;
+	ret = read(fd, s, sizeof(s));
+	if (ret >= 0 || errno != EPERM)
+		return PRIV_READ_ROOT;
+	close(fd);
 
 	fd = open(a->root_file, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -610,6 +620,7 @@ static const char *priv_why(int code)
 	case PRIV_USERNS: return "unshare(CLONE_NEWUSER) failed";
 	case PRIV_MKDIR: return "the delegatee's mkdir of a cgroup failed";
 	case PRIV_OWNER: return "the new cgroup's files are not the delegatee's";
+	case PRIV_READ_ROOT: return "reading dentry.root was not refused with EPERM";
 	default: return "child crashed";
 	}
 }
@@ -617,7 +628,8 @@ static const char *priv_why(int code)
 /*
  * cgroup-v2.rst, "Rename, Lifetime and Privilege": a user who owns
  * dentry.root (it was chowned to them) but has no capabilities gets EPERM
- * for binding and unbinding; the same user may write dentry.max.
+ * for reading it, binding and unbinding; the same user may write
+ * dentry.max.
  */
 TEST_F_TIMEOUT(interface, unprivileged_root_eperm, DM_TIMEOUT)
 {
