@@ -238,6 +238,8 @@ TEST_F_TIMEOUT(observe, peak_hierarchical, DM_TIMEOUT)
 	char ma[DM_PATH], mb[DM_PATH];
 	int err;
 
+	/* exact on one CPU only, as in peak_is_high_water_mark */
+	ASSERT_EQ(0, dm_on_cpu(0));
 	dm_cg_enable(_metadata, p);
 	a = dm_cg(_metadata, &self->ctx, p, "a");
 	b = dm_cg(_metadata, &self->ctx, p, "b");
