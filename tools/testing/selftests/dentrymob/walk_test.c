@@ -91,6 +91,14 @@ static long wt_slow_ns(void)
 	return (v && *v ? atol(v) : WT_SLOW_MS) * 1000000L;
 }
 
+/* How many dentries the huge directory holds: DENTRYMOB_HUGE_N or 1 M. */
+static long wt_huge_n(void)
+{
+	const char *env = getenv("DENTRYMOB_HUGE_N");
+
+	return env ? atol(env) : WT_N_DEFAULT;
+}
+
 static long wt_ns(void)
 {
 	struct timespec ts;
@@ -211,8 +219,7 @@ TEST_F_TIMEOUT(walk, huge_dir_bind_rename_unbind, 1800)
 	const char *a = dm_cg(_metadata, &self->ctx, NULL, "a");
 	const char *b = dm_cg(_metadata, &self->ctx, NULL, "b");
 	char big[DM_PATH], da[DM_PATH], out[DM_PATH];
-	const char *env = getenv("DENTRYMOB_HUGE_N");
-	long n = env ? atol(env) : WT_N_DEFAULT;
+	long n = wt_huge_n();
 	struct wt_observer *r;
 
 	ASSERT_LT(0, n);
@@ -277,8 +284,7 @@ TEST_F_TIMEOUT(walk, huge_dir_reclaim, 1800)
 {
 	const char *a = dm_cg(_metadata, &self->ctx, NULL, "a");
 	char big[DM_PATH], da[DM_PATH];
-	const char *env = getenv("DENTRYMOB_HUGE_N");
-	long n = env ? atol(env) : WT_N_DEFAULT;
+	long n = wt_huge_n();
 	struct wt_observer *r, *s;
 	pid_t spid;
 
@@ -354,8 +360,7 @@ TEST_F_TIMEOUT(walk, huge_reclaim_write_is_killable, 1800)
 {
 	const char *a = dm_cg(_metadata, &self->ctx, NULL, "a");
 	char big[DM_PATH], da[DM_PATH];
-	const char *env = getenv("DENTRYMOB_HUGE_N");
-	long n = env ? atol(env) : WT_N_DEFAULT;
+	long n = wt_huge_n();
 	struct wt_writer *w = dm_shared_alloc(sizeof(*w));
 	int status;
 	long t0, ms;
@@ -422,8 +427,7 @@ TEST_F_TIMEOUT(walk, huge_bind_write_holds_no_lock, 1800)
 	const char *a = dm_cg(_metadata, &self->ctx, NULL, "a");
 	const char *b = dm_cg(_metadata, &self->ctx, NULL, "b");
 	char big[DM_PATH], da[DM_PATH], sub[DM_PATH];
-	const char *env = getenv("DENTRYMOB_HUGE_N");
-	long n = env ? atol(env) : WT_N_DEFAULT;
+	long n = wt_huge_n();
 	struct wt_writer *w = dm_shared_alloc(sizeof(*w));
 	int status, waited = 0;
 	long t0;
@@ -490,8 +494,7 @@ TEST_F_TIMEOUT(walk, rebind_after_rmdir_waits_for_the_end, 1800)
 {
 	const char *a = dm_cg(_metadata, &self->ctx, NULL, "a");
 	char big[DM_PATH], da[DM_PATH];
-	const char *env = getenv("DENTRYMOB_HUGE_N");
-	long n = env ? atol(env) : WT_N_DEFAULT;
+	long n = wt_huge_n();
 	int err;
 
 	ASSERT_LT(0, n);
@@ -537,8 +540,7 @@ TEST_F_TIMEOUT(walk, remount_visits_unused_only, 1800)
 {
 	const char *a = dm_cg(_metadata, &self->ctx, NULL, "a");
 	char mnt[DM_PATH], da[DM_PATH], files[DM_PATH], name[DM_PATH];
-	const char *env = getenv("DENTRYMOB_HUGE_N");
-	long n = (env ? atol(env) : WT_N_DEFAULT) / 5;
+	long n = wt_huge_n() / 5;
 	long i, bound_us, unbound_us;
 	int fd;
 
