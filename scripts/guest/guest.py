@@ -40,6 +40,7 @@ KERNEL = os.environ.get('GUEST_KERNEL') or os.path.join(B, 'bzImage')
 INITRAMFS = os.environ.get('GUEST_INITRAMFS') or os.path.join(B, 'initramfs.cpio')
 TESTS = os.environ.get('GUEST_TESTS') or os.path.join(B, 'tests')
 SHOW = os.environ.get('GUEST_SHOW') == '1'
+TEST_TIMEOUT = os.environ.get('TEST_TIMEOUT') or '600'
 
 # With CONFIG_PRINTK_TIME every kernel record starts with "[ secs.usecs]".
 # The serial driver prints a record in one go, but the tests' output may be
@@ -99,7 +100,7 @@ def qemu_command(kernel, initrd, console, scratch, mem=None, smp=None,
     mem = mem or os.environ.get('GUEST_MEM') or '1G'
     append = ('console=ttyS0 loglevel=%d panic=-1 oops=panic '
               'DENTRYMOB_TEST_TIMEOUT=%s %s %s %s' %
-              (loglevel, os.environ.get('TEST_TIMEOUT') or 600, append,
+              (loglevel, TEST_TIMEOUT, append,
                os.environ.get('GUEST_ENV', ''),
                os.environ.get('KERNEL_APPEND', ''))).strip()
     # Two CPUs unless GUEST_SMP says otherwise: every real host is SMP,
@@ -223,13 +224,15 @@ def report(expected, problems):
     bins, order, cur, done = {}, [], None, False
     for line in lines:
         line = line.strip()
-        m = re.match(r'DENTRYMOB-TEST-(BEGIN|END) (\S+)(?: rc=(\d+))?$', line)
+        m = re.match(r'DENTRYMOB-TEST-(BEGIN|END) (\S+)(?: rc=(\d+))?'
+                     r'(?: secs=(\d+))?$', line)
         if m and m.group(1) == 'BEGIN':
             cur = bins[m.group(2)] = {'plan': None, 'res': [], 'rc': None,
-                                      'log': []}
+                                      'log': [], 'secs': None}
             order.append(m.group(2))
         elif m and cur is not None:
             cur['rc'] = int(m.group(3))
+            cur['secs'] = m.group(4) and int(m.group(4))
             cur = None
         elif line.startswith('DENTRYMOB-GUEST-ERROR'):
             problems.append(line)
@@ -251,7 +254,9 @@ def report(expected, problems):
     results = {}
     for name in order + [n for n in expected if n not in bins]:
         b = bins.get(name)
-        print('%s:' % name)
+        secs = b.get('secs') if b else None
+        print('%s:%s' % (name, '' if secs is None else
+                         ' (%d s of TEST_TIMEOUT %s)' % (secs, TEST_TIMEOUT)))
         bad = []
         if b is None:
             bad.append('never started')
