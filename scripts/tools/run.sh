@@ -29,6 +29,10 @@ copy /usr/bin/runc
 copy /usr/bin/crun
 copy "$B/crun/root/usr/bin/crun" /usr/local/bin/crun-patched
 copy "$B/runc/root/usr/sbin/runc" /usr/local/bin/runc-patched
+# The OCI hook, for Debian's runc and crun as they are.
+make -s -C tools/dentrymob-oci-hook clean dentrymob-oci-hook
+copy tools/dentrymob-oci-hook/dentrymob-oci-hook /usr/local/bin/dentrymob-oci-hook
+make -s -C tools/dentrymob-oci-hook clean
 for f in $(dpkg -L cgroup-tools | grep -E '/s?bin/cg(create|set|get|exec|delete)$'); do
 	copy "$f"
 done

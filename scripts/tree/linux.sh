@@ -35,8 +35,10 @@ gittree_sync "$L" patches copy_base
 cp "$B/base/.dentrymob-base" "$L/.git/dentrymob-base"
 
 # The new files: every file the repository has (tracked, or untracked and
-# not ignored) under NEWFILE_DIRS, linked at the same path.
-mapfile -t new < <(git ls-files -co --exclude-standard -- "${NEWFILE_DIRS[@]}")
+# not ignored) under NEWFILE_DIRS, linked at the same path; not the OCI
+# hook, a user-space tool of the repository's own, in no patch.
+mapfile -t new < <(git ls-files -co --exclude-standard -- "${NEWFILE_DIRS[@]}" \
+	':!:tools/dentrymob-oci-hook')
 links=$L/.git/dentrymob-links
 n=0
 for f in "${new[@]}"; do
