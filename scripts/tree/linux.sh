@@ -14,7 +14,9 @@
 . "$(dirname "$0")/../lib.sh"
 . "$REPO/scripts/tree/gittree.sh"
 L=$B/linux
-NEWFILE_DIRS=(kernel fs include Documentation tools)
+# tools/testing only: the repository's own tools (tools/dentrymob-oci-hook)
+# are in no patch.
+NEWFILE_DIRS=(kernel fs include Documentation tools/testing)
 
 scripts/tree/base.sh
 # A base unpacked anew makes build/linux stale, whatever it holds: keep its
@@ -35,10 +37,8 @@ gittree_sync "$L" patches copy_base
 cp "$B/base/.dentrymob-base" "$L/.git/dentrymob-base"
 
 # The new files: every file the repository has (tracked, or untracked and
-# not ignored) under NEWFILE_DIRS, linked at the same path; not the OCI
-# hook, a user-space tool of the repository's own, in no patch.
-mapfile -t new < <(git ls-files -co --exclude-standard -- "${NEWFILE_DIRS[@]}" \
-	':!:tools/dentrymob-oci-hook')
+# not ignored) under NEWFILE_DIRS, linked at the same path.
+mapfile -t new < <(git ls-files -co --exclude-standard -- "${NEWFILE_DIRS[@]}")
 links=$L/.git/dentrymob-links
 n=0
 for f in "${new[@]}"; do

@@ -167,7 +167,8 @@ static char *parse_str(struct parser *ps)
 	if (ps->p >= ps->end)
 		perr(ps, "unterminated string");
 	/* an escape never makes the string longer than it was written */
-	o = out = xmalloc(ps->p - s + 1);
+	out = xmalloc(ps->p - s + 1);
+	o = out;
 	ps->p = s;
 	while (*ps->p != '"') {
 		unsigned int c = (unsigned char)*ps->p++;
@@ -179,13 +180,26 @@ static char *parse_str(struct parser *ps)
 			continue;
 		}
 		switch (c = *ps->p++) {
-		case '"': case '\\': case '/':
-			*o++ = c; break;
-		case 'b': *o++ = '\b'; break;
-		case 'f': *o++ = '\f'; break;
-		case 'n': *o++ = '\n'; break;
-		case 'r': *o++ = '\r'; break;
-		case 't': *o++ = '\t'; break;
+		case '"':
+		case '\\':
+		case '/':
+			*o++ = c;
+			break;
+		case 'b':
+			*o++ = '\b';
+			break;
+		case 'f':
+			*o++ = '\f';
+			break;
+		case 'n':
+			*o++ = '\n';
+			break;
+		case 'r':
+			*o++ = '\r';
+			break;
+		case 't':
+			*o++ = '\t';
+			break;
 		case 'u':
 			c = hex4(ps);
 			if (c >= 0xd800 && c < 0xdc00 && ps->end - ps->p >= 6 &&
@@ -396,8 +410,10 @@ static char *abs_clean(const char *base, const char *path, bool *dotdot)
 			*dotdot = true;
 		o += sprintf(o, "/%s", tok);
 	}
-	if (o == out)
-		strcpy(out, "/");
+	if (o == out) {		/* @n is at least 3 */
+		out[0] = '/';
+		out[1] = '\0';
+	}
 	free(in);
 	return out;
 }
@@ -435,7 +451,7 @@ static bool has_word(const char *dir, const char *file, const char *word)
 	if (len == (size_t)-1)
 		die("reading %s: %s", path, strerror(errno));
 	buf[len] = '\0';
-	for (tok = strtok_r(buf, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save))
+	for (tok = strtok_r(buf, "\n ", &save); tok; tok = strtok_r(NULL, "\n ", &save))
 		if (!strcmp(tok, word))
 			return true;
 	return false;
@@ -505,8 +521,7 @@ static void enable_on_ancestors(const char *mnt, const char *cg)
 	if (!dir)
 		die("out of memory");
 	if (!has_word(mnt, "cgroup.controllers", "dentry"))
-		die("enabling the dentry controller: %s/cgroup.controllers does not list it "
-		    "(a kernel without CONFIG_CGROUP_DENTRY?)", mnt);
+		die("%s/cgroup.controllers has no dentry (CONFIG_CGROUP_DENTRY?)", mnt);
 	/* @dir cut at each "/" after @mnt: @mnt itself, then each ancestor */
 	for (p = cg[len] == '/' ? dir + len : NULL; p; p = strchr(p + 1, '/')) {
 		int err;
@@ -515,7 +530,7 @@ static void enable_on_ancestors(const char *mnt, const char *cg)
 		if (!has_word(dir, "cgroup.subtree_control", "dentry")) {
 			err = write_file(dir, "cgroup.subtree_control", "+dentry");
 			if (err)
-				die("enabling the dentry controller: writing +dentry to %s/cgroup.subtree_control: %s",
+				die("enabling dentry: writing %s/cgroup.subtree_control: %s",
 				    dir, strerror(-err));
 		}
 		*p = '/';
@@ -529,9 +544,10 @@ static void bind(const char *cg, const char *what, const char *path)
 	int err = write_file(cg, "dentry.root", path);
 
 	if (err == -EPERM) {
-		fprintf(stderr, "%s: warning: binding %s `%s': %s/dentry.root: %s "
-			"(binding needs CAP_SYS_ADMIN in the initial user namespace); "
-			"not bound\n", prog, what, path, cg, strerror(-err));
+		fprintf(stderr, "%s: warning: %s `%s' not bound: %s/dentry.root: %s\n",
+			prog, what, path, cg, strerror(-err));
+		fprintf(stderr, "%s: binding needs CAP_SYS_ADMIN in the initial user namespace\n",
+			prog);
 		return;
 	}
 	if (err)
@@ -615,8 +631,8 @@ int main(int argc, char **argv)
 		enable_on_ancestors(mnt, cg);
 		err = write_file(cg, "dentry.max", max);
 		if (err)
-			die("setting the limit of annotation " ANNOTATION "=%s: writing %s/dentry.max: %s",
-			    max, cg, strerror(-err));
+			die("setting the limit of annotation %s=%s: writing %s/dentry.max: %s",
+			    ANNOTATION, max, cg, strerror(-err));
 	}
 
 	rootfs = abs_clean(bundle, root_path, &dotdot);
