@@ -23,7 +23,7 @@ CGROUP_TOOLS_VERSION := 2.0.2-2
 # Host packages: what every target needs, and what make check-tools adds.
 DEPS := $(BASE_PKG)=$(BASE_PKG_VERSION) qemu-system-x86 busybox-static \
 	flex bison bc libelf-dev libssl-dev cpio dwarves ccache e2fsprogs \
-	make gcc libc6-dev binutils perl python3 xz-utils patch git stress-ng=0.15.06-2
+	make gcc libc6-dev binutils perl python3 xz-utils patch git rsync stress-ng=0.15.06-2
 TOOLS_DEPS := runc=$(RUNC_VERSION) crun=$(CRUN_VERSION) \
 	cgroup-tools=$(CGROUP_TOOLS_VERSION) dpkg-dev
 
@@ -231,7 +231,7 @@ series-buildcheck: series
 # work), the debootstrap of check-integration and the ccache.
 clean:
 	rm -rf build/obj build/obj-* build/bzImage build/bzImage-* build/series \
-		build/tests build/initramfs build/*.cpio build/*.img build/*.log \
+		build/tests build/kselftest build/initramfs build/*.cpio build/*.img build/*.log \
 		build/*.json build/*.txt build/demo build/tools build/bench \
 		build/bench-initramfs build/upstream-tests build/initramfs-upstream \
 		build/integration/root build/integration/*.img build/integration/*.log \

@@ -1,71 +1,48 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Build the dentrymob selftests into build/tests/, static, so the guest needs
-# no libraries, with the harness's own guest_test beside them.  They are
-# built from the overlaid copy in build/linux, where "kselftest_harness.h"
-# resolves, against the uapi headers of the kernel just built (as
-# kselftest's KHDR_INCLUDES does).
+# Build the dentrymob selftests the kselftest way, through lib.mk's install
+# (static, so the guest needs no libraries), into build/kselftest/: the
+# tree that run_kselftest.sh runs in the guest (scripts/guest/init).  They
+# are built from the overlaid copy in build/linux, against the uapi headers
+# of the kernel just built (KHDR_INCLUDES).  build/tests/ gets what is not a
+# kernel selftest: the harness's own guest_test and stress-ng's staging.
 . "$(dirname "$0")/../lib.sh"
 dir=$B/linux/tools/testing/selftests/dentrymob
+ksft=$B/kselftest
 out=$B/tests
-: "${TEST_CFLAGS:=-static -O2 -g -Wall -pthread -D_GNU_SOURCE=}"
+: "${TEST_CFLAGS:=-O2 -g}"
 
 kmake -s -C "$B/linux" O="$B/obj" headers
 
-rm -rf "$out" && mkdir -p "$out"
 shopt -s nullglob
 srcs=("$dir"/*_test.c)
 [ ${#srcs[@]} -gt 0 ] || die "no tests: $dir/*_test.c does not exist (is tools/ overlaid?)"
-# cc OUT ARGS...: the one compiler command line, in build/linux's selftests.
-cc() {
-	local o=$1
-	shift
-	# shellcheck disable=SC2086 # TEST_CFLAGS is a list of flags
-	ccache gcc $TEST_CFLAGS -isystem "$B/obj/usr/include" \
-		-I "$B/linux/tools/testing/selftests" -o "$o" "$@"
-}
-# The plain helpers, compiled once and linked into every test program (the
-# selftests' Makefile has lib.mk compile them with each program instead).
-util=$out/.dentrymob_util.o
-echo "  CC      tests/.dentrymob_util.o" >&2
-cc "$util" -c "$dir/dentrymob_util.c" || die "dentrymob_util.c does not build"
-# The harness's own checks of the guest (scripts/check/guest_test.c) run
-# as one more test program; they are not kernel selftests.
-srcs+=("$(dirname "$0")/guest_test.c")
-# In parallel: a static link takes about a second each.
-pids=()
-for c in "${srcs[@]}"; do
-	name=$(basename "$c" .c)
-	echo "  CC      tests/$name" >&2
-	case $c in
-	"$dir"/*) cc "$out/$name" "$c" "$util" & ;;
-	*) cc "$out/$name" "$c" & ;;
-	esac
-	pids+=($!)
-done
-failed=0
-for i in "${!pids[@]}"; do
-	wait "${pids[$i]}" || { echo "ERROR: building ${srcs[$i]} failed" >&2; failed=1; }
-done
-[ $failed -eq 0 ] || die "the selftests do not build"
-rm -f "$util"
-# Shell tests (*_test.sh) and helper scripts, if any.
-for s in "$dir"/*.sh; do
-	install -m 0755 "$s" "$out/"
+rm -rf "$ksft" "$out" && mkdir -p "$out"
+# lib.mk's install: the programs, settings, kselftest-list.txt and
+# run_kselftest.sh with its runner, as upstream CI installs them.
+make -s -C "$B/linux/tools/testing/selftests" O="$B/obj" TARGETS=dentrymob \
+	KSFT_INSTALL_PATH="$ksft" CC="ccache gcc" USERCFLAGS="$TEST_CFLAGS" \
+	USERLDFLAGS=-static -j"$(nproc)" install >/dev/null ||
+	die "make -C tools/testing/selftests TARGETS=dentrymob install fails"
+# The list run_kselftest.sh takes from the Makefile (lib.mk's emit_tests)
+# must name every test here: a Makefile that misses a program fails.
+listed=$(sed -n 's/^dentrymob://p' "$ksft/kselftest-list.txt" | sort)
+ours=$(cd "$dir" && printf '%s\n' *_test.c *_test.sh | sed 's/\.c$//' | sort)
+[ "$listed" = "$ours" ] ||
+	die "kselftest-list.txt lists: $(tr '\n' ' ' <<<"$listed")
+  the directory has: $(tr '\n' ' ' <<<"$ours")"
+for t in $listed; do
+	readelf -l "$ksft/dentrymob/$t" 2>/dev/null | grep -q INTERP &&
+		die "$t is not static: the guest has no libc"
 done
 
-# The kselftest way too, as upstream builds them (docs/harness.md), into
-# build/obj/kselftest/dentrymob/; and the list kselftest's runner takes
-# from the Makefile (lib.mk's emit_tests) must name every test here, so a
-# Makefile that misses a program fails make check.
-make -s -C "$B/linux/tools/testing/selftests" O="$B/obj" TARGETS=dentrymob \
-	>/dev/null || die "make -C tools/testing/selftests TARGETS=dentrymob fails"
-emitted=$(make -s --no-print-directory -C "$dir" top_srcdir="$B/linux" \
-	OUTPUT="$B/obj/kselftest/dentrymob" emit_tests | sed 's/^.*://' | sort)
-ours=$(cd "$dir" && printf '%s\n' *_test.c *_test.sh | sed 's/\.c$//' | sort)
-[ "$emitted" = "$ours" ] ||
-	die "the selftests' Makefile lists: $(tr '\n' ' ' <<<"$emitted")
-  the directory has: $(tr '\n' ' ' <<<"$ours")"
+# The harness's own checks of the guest (scripts/check/guest_test.c) run
+# before the selftests; they are not kernel selftests.
+echo "  CC      tests/guest_test" >&2
+# shellcheck disable=SC2086 # TEST_CFLAGS is a list of flags
+ccache gcc $TEST_CFLAGS -static -Wall -D_GNU_SOURCE= -isystem "$B/obj/usr/include" \
+	-I "$B/linux/tools/testing/selftests" -o "$out/guest_test" \
+	"$(dirname "$0")/guest_test.c" || die "guest_test.c does not build"
 
 # stress-ng for stressng_test.sh: Debian's own binary (make deps installs it)
 # with the shared libraries that ldd names, as make check-tools does for

@@ -19,7 +19,9 @@ line), GUEST_RESULTS (write every result to this JSON file).
 Other targets than make check (make demo, check-tools, check-debug,
 check-upstream) boot other files with the same checks: GUEST_KERNEL
 (build/bzImage), GUEST_INITRAMFS (build/initramfs.cpio),
-GUEST_TESTS (build/tests: the tests expected to run), GUEST_LOG (console:
+GUEST_TESTS (build/tests: the tests expected to run), GUEST_KSELFTEST (the
+kselftest install tree whose kselftest-list.txt is expected to run too:
+build/kselftest unless GUEST_TESTS is given), GUEST_LOG (console:
 build/$GUEST_LOG.log; the scratch disk and QEMU's own log are named after
 it too) or GUEST_CONSOLE (a path), GUEST_MEM (1G), GUEST_SKIP=fail (a skip is a
 failure, for the suites that boot the patched kernel), and GUEST_SHOW=1 prints
@@ -39,6 +41,8 @@ CONSOLE = os.environ.get('GUEST_CONSOLE') or os.path.join(B, LOGNAME + '.log')
 KERNEL = os.environ.get('GUEST_KERNEL') or os.path.join(B, 'bzImage')
 INITRAMFS = os.environ.get('GUEST_INITRAMFS') or os.path.join(B, 'initramfs.cpio')
 TESTS = os.environ.get('GUEST_TESTS') or os.path.join(B, 'tests')
+KSELFTEST = os.environ.get('GUEST_KSELFTEST') or \
+    ('' if os.environ.get('GUEST_TESTS') else os.path.join(B, 'kselftest'))
 SHOW = os.environ.get('GUEST_SHOW') == '1'
 TEST_TIMEOUT = os.environ.get('TEST_TIMEOUT') or '600'
 
@@ -74,6 +78,11 @@ def splats(text):
 
 
 TAP = re.compile(r'^(not ok|ok)\b *(\d*) *-? *([^#]*?) *(?:# *(\S+) *(.*))?$')
+# What kselftest's runner.sh says of a whole program: "ok 1 selftests:
+# dentrymob: charge_test", with "# SKIP", "# TIMEOUT 600 seconds" or
+# "# exit=N" (KSFT_SKIP is 4, a timeout 124).
+KSFT_RESULT = re.compile(r'^(not ok|ok) \d+ selftests: \S+: \S+'
+                         r'(?: # (SKIP|TIMEOUT|exit=(\d+)))?')
 KSFT_SKIP = 4
 # make check and check-debug boot the patched kernel, on which nothing may
 # skip: GUEST_SKIP=fail counts a skip as a failure, a skipped test's and a
@@ -225,16 +234,35 @@ def report(expected, problems):
     for line in lines:
         line = line.strip()
         m = re.match(r'DENTRYMOB-TEST-(BEGIN|END) (\S+)(?: rc=(\d+))?'
-                     r'(?: secs=(\d+))?$', line)
+                     r'(?: secs=(\d+))?( ksft)?$', line)
         if m and m.group(1) == 'BEGIN':
             cur = bins[m.group(2)] = {'plan': None, 'res': [], 'rc': None,
-                                      'log': [], 'secs': None}
+                                      'log': [], 'secs': None,
+                                      'ksft': bool(m.group(5)),
+                                      'ksft_rc': None}
             order.append(m.group(2))
+            continue
         elif m and cur is not None:
-            cur['rc'] = int(m.group(3))
+            # run_kselftest.sh exits 0 whatever ran: its TAP says how
+            # the program ended.
+            cur['rc'] = cur['ksft_rc'] if cur['ksft'] else int(m.group(3))
             cur['secs'] = m.group(4) and int(m.group(4))
             cur = None
-        elif line.startswith('DENTRYMOB-GUEST-ERROR'):
+            continue
+        if cur is not None and cur['ksft']:
+            r = KSFT_RESULT.match(line)
+            if r:
+                cur['ksft_rc'] = (0 if r.group(1) == 'ok' and not r.group(2)
+                                  else KSFT_SKIP if r.group(2) == 'SKIP'
+                                  else 124 if r.group(2) == 'TIMEOUT'
+                                  else int(r.group(3) or 1))
+                continue
+            if not line.startswith('# '):
+                continue        # the runner's own TAP and "#" lines
+            line = line[2:].strip()     # the program's, as it printed it
+            if line.startswith('selftests: '):
+                continue
+        if line.startswith('DENTRYMOB-GUEST-ERROR'):
             problems.append(line)
         elif line == 'DENTRYMOB-GUEST-DONE':
             done = True
@@ -282,7 +310,9 @@ def report(expected, problems):
                 failed = True
                 for x in log[-20:]:
                     print('      ' + x)
-        if name in bins and b['rc'] is None:
+        if name in bins and b['rc'] is None and b.get('secs') is not None:
+            bad.append('run_kselftest.sh printed no result for it')
+        elif name in bins and b['rc'] is None:
             bad.append('did not finish (guest died or hung)')
         elif b['rc'] == KSFT_SKIP and SKIP_FAILS and not failed:
             bad.append('the binary skipped itself (GUEST_SKIP=fail)')
@@ -340,6 +370,14 @@ def main():
     expected = sorted(f for f in os.listdir(tdir)
                       if f.endswith(('_test', '_test.sh'))) \
         if os.path.isdir(tdir) else []
+    ksft_list = os.path.join(KSELFTEST, 'kselftest-list.txt')
+    if KSELFTEST and os.path.exists(ksft_list):
+        with open(ksft_list) as f:
+            expected += [x.split(':', 1)[1] for x in f.read().split()]
+    # DENTRYMOB_TESTS=a_test,b_test in GUEST_ENV: /init runs only those.
+    m = re.search(r'(?:^| )DENTRYMOB_TESTS=(\S+)', os.environ.get('GUEST_ENV', ''))
+    if m:
+        expected = [x for x in expected if x in m.group(1).split(',')]
     return report(expected, boot())
 
 

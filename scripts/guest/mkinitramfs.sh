@@ -6,12 +6,16 @@
 # make demo and make check-tools pack other guests with the same /init:
 #   INITRAMFS_OUT=file     the cpio to write (build/initramfs.cpio)
 #   INITRAMFS_TESTS=dir    what goes to /tests (build/tests)
+#   INITRAMFS_KSELFTEST=dir a kselftest install tree, to /kselftest
+#                          (build/kselftest, if INITRAMFS_TESTS is not given)
 #   INITRAMFS_EXTRA="dirs" trees copied over the root, in order (none)
 #   INITRAMFS_TMPFS_ROOT=1 /init first moves the root to a tmpfs, as on a
 #                          real system (pivot_root(2) refuses the initramfs)
 . "$(dirname "$0")/../lib.sh"
 out=${INITRAMFS_OUT:-$B/initramfs.cpio}
 tests=${INITRAMFS_TESTS:-$B/tests}
+ksft=${INITRAMFS_KSELFTEST:-}
+[ -n "${INITRAMFS_TESTS:-}" ] || ksft=${ksft:-$B/kselftest}
 R=${out%.cpio}
 [ "$R" != "$out" ] || die "INITRAMFS_OUT must end in .cpio: $out"
 bb=/bin/busybox
@@ -23,6 +27,11 @@ rm -rf "$R" && mkdir -p "$R"/{bin,sbin,usr/bin,usr/sbin,etc,dev,proc,sys,tmp,roo
 cp "$bb" "$R/bin/busybox"		# the applet links are made by /init
 install -m 0755 scripts/guest/init "$R/init"
 cp -a "$tests/." "$R/tests/"
+if [ -n "$ksft" ]; then
+	[ -x "$ksft/run_kselftest.sh" ] || die "$ksft holds no kselftest install: run make tests"
+	cp -a "$ksft" "$R/kselftest"
+	install -m 0755 scripts/guest/ksft-timeout "$R/bin/ksft-timeout"
+fi
 cat >"$R/etc/passwd" <<'PW'
 root:x:0:0:root:/root:/bin/sh
 nobody:x:65534:65534:nobody:/nonexistent:/bin/false
