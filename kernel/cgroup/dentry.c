@@ -554,38 +554,86 @@ static s64 mob_current(struct dentry_mob *mob)
 	return max_t(s64, atomic64_read(&mob->counter) - mob_parked(mob), 0);
 }
 
+/* Reclaim up to @nr from @mob's own LRU; a busy lock sets @busy. */
+static long mob_reclaim_lru(struct dentry_mob *mob, long nr, bool *busy)
+{
+	long n = d_mob_reclaim(&mob->lru, nr);
+
+	if (n == -EBUSY) {
+		*busy = true;
+		return 0;
+	}
+	mob_stat_add(mob, MOB_STAT_RECLAIMED, n);
+	return n;
+}
+
+/*
+ * The mob of @over or of a descendant that has the most unused dentries,
+ * with a reference, or NULL if all their LRUs are empty.  O(descendants),
+ * as the pass of mob_reclaim() that follows it, once per batch.
+ */
+static struct dentry_mob *mob_largest_lru(struct dentry_mob *over)
+{
+	struct cgroup_subsys_state *pos;
+	struct dentry_mob *largest = NULL;
+	unsigned long most = 0;
+
+	rcu_read_lock();
+	css_for_each_descendant_pre(pos, &over->css) {
+		unsigned long n = list_lru_count(&css_mob(pos)->lru);
+
+		if (n <= most || !css_tryget(pos))
+			continue;
+		if (largest)
+			css_put(&largest->css);
+		largest = css_mob(pos);
+		most = n;
+	}
+	rcu_read_unlock();
+	return largest;
+}
+
 /*
  * Reclaim unused dentries from the mobs of @over and of all its
  * descendants, since any of them may hold what @over is charged for.
- * Returns how many were freed, or 1 if none was but some were passed over
- * for a busy lock: a busy lock never fails an allocation.
+ * The mob with the most unused dentries pays first: a child that floods
+ * a shared parent's limit is reclaimed, not its siblings' caches, which
+ * the tree's order would take first.  Only what that mob cannot give is
+ * taken from the others, in the tree's order.  Returns how many were
+ * freed, or 1 if none was but some were passed over for a busy lock: a
+ * busy lock never fails an allocation.
  */
 static long mob_reclaim(struct dentry_mob *over, long nr_to_reclaim)
 {
 	struct cgroup_subsys_state *pos;
+	struct dentry_mob *largest;
 	long freed = 0;
 	bool busy = false;
+
+	largest = mob_largest_lru(over);
+	if (!largest)
+		return 0;
+	freed = mob_reclaim_lru(largest, nr_to_reclaim, &busy);
+	if (freed >= nr_to_reclaim)
+		goto out;
 
 	rcu_read_lock();
 	css_for_each_descendant_pre(pos, &over->css) {
 		struct dentry_mob *mob = css_mob(pos);
-		long n;
 
-		if (!list_lru_count(&mob->lru) || !css_tryget(pos))
+		if (mob == largest || !list_lru_count(&mob->lru) ||
+		    !css_tryget(pos))
 			continue;
 		rcu_read_unlock();
-		n = d_mob_reclaim(&mob->lru, nr_to_reclaim - freed);
-		if (n == -EBUSY)
-			busy = true;
-		else
-			freed += n;
-		mob_stat_add(mob, MOB_STAT_RECLAIMED, max(n, 0L));
+		freed += mob_reclaim_lru(mob, nr_to_reclaim - freed, &busy);
 		rcu_read_lock();
 		css_put(pos);
 		if (freed >= nr_to_reclaim)
 			break;
 	}
 	rcu_read_unlock();
+out:
+	css_put(&largest->css);
 	return freed ?: busy;
 }
 

@@ -652,6 +652,57 @@ TEST_F_TIMEOUT(reclaim, ancestor_limit_reclaims, DM_TIMEOUT)
 }
 
 /*
+ * cgroup-v2.rst, "Dentry": reclaim at an ancestor's limit takes from the
+ * mob below it that holds the most unused dentries, not from the first
+ * in the tree's order, so one child's flood is paid for by its own cache
+ * and not by its siblings'.  p (max 1000) has children a and b, in that
+ * order.  a caches 400 closed ext4 files, unused; then b stats 20 000
+ * missing names, which p's limit keeps at most 599 of.  Every reclaim at
+ * p finds b's negatives the larger set: a keeps all of its 401, b is
+ * reclaimed, and p never goes over.  Taking from the first child in
+ * pre-order would have emptied a (issue 24.6).
+ */
+TEST_F_TIMEOUT(reclaim, sibling_flood_spares_cache, DM_TIMEOUT)
+{
+	const char *p = dm_cg(_metadata, &self->ctx, NULL, "p");
+	char da[DM_PATH], db[DM_PATH];
+	const char *a, *b;
+	int n, err;
+
+	dm_cg_enable(_metadata, p);
+	a = dm_cg(_metadata, &self->ctx, p, "a");
+	b = dm_cg(_metadata, &self->ctx, p, "b");
+	ASSERT_EQ(0, dm_set_max(p, 1000));
+	ASSERT_EQ(0, mkdir(dm_join(da, self->ctx.base, "a"), 0755));
+	ASSERT_EQ(0, mkdir(dm_join(db, self->ctx.base, "b"), 0755));
+	ASSERT_EQ(0, dm_bind(&self->ctx, a, da));
+	ASSERT_EQ(0, dm_bind(&self->ctx, b, db));
+	n = dm_create_files(da, "f", 0, 400, &err);
+	ASSERT_EQ(400, n) {
+		TH_LOG("creating file %d: %s", n, strerror(err));
+	}
+	ASSERT_EQ(401, dm_current(a));
+
+	/* every stat fails with ENOENT, none with ENOMEM */
+	EXPECT_EQ(20000, dm_stat_names(db, "missing", 0, 20000, ENOENT));
+	EXPECT_GE(1000, dm_current(p));
+	EXPECT_LE(900, dm_current(p)) {
+		TH_LOG("b's negatives should fill p: p %ld, b %ld",
+		       dm_current(p), dm_current(b));
+	}
+	EXPECT_EQ(401, dm_current(a)) {
+		TH_LOG("a lost its cache to b's flood: a %ld, reclaimed %ld; b %ld, %ld",
+		       dm_current(a), dm_stat(a, "reclaimed"),
+		       dm_current(b), dm_stat(b, "reclaimed"));
+	}
+	EXPECT_EQ(0, dm_stat(a, "reclaimed"));
+	EXPECT_LE(19000, dm_stat(b, "reclaimed"));
+	/* a's files are still cached: stat()ing them adds nothing */
+	EXPECT_EQ(400, dm_stat_names(da, "f", 0, 400, 0));
+	EXPECT_EQ(401, dm_current(a));
+}
+
+/*
  * cgroup-v2.rst, "Dentry": a bind charges what is cached below the root
  * to the mob and to every ancestor, whatever their limits (the charges
  * are forced), then reclaims each level it left over its limit, not only
