@@ -6,12 +6,13 @@
 #                                   dbus (systemd-run --wait needs the bus),
 #                                   the libraries our systemd links with,
 #                                   busybox-static (the RootDirectory=
-#                                   test) and podman (Debian's 4.3, with
+#                                   test), podman (Debian's 4.3, with
 #                                   what it depends on; debootstrap does
 #                                   not resolve its virtual
 #                                   container-network-stack: netavark, the
-#                                   smaller one); made once, stamp
-#                                   .dentrymob-key
+#                                   smaller one), Debian's crun (podman
+#                                   with the OCI hook) and lxc 5.0; made
+#                                   once, stamp .dentrymob-key
 #   build/systemd/dest              the patched systemd (build-systemd.sh),
 #                                   copied over it
 #   build/crun/root/usr/bin/crun    the patched crun (build-crun.sh), as
@@ -19,7 +20,12 @@
 #                                   runtime (containers.conf)
 #   build/integration/busybox.tar   the image podman imports in the guest (no
 #                                   registry is reachable): the host's
-#                                   busybox-static and its applet links
+#                                   busybox-static and its applet links;
+#                                   the same tree is the LXC container's
+#                                   rootfs, /var/lib/lxc/dentry-lxc/rootfs
+#   tools/dentrymob-oci-hook        built static, installed with podman's
+#                                   hooks.d entry in /usr/share/containers
+#   tools/dentrymob-lxc-hook        the LXC container's start-host hook
 #   scripts/integration/            the test script and units
 # The archive is the one the machine's apt uses (the first "deb" entry for
 # bookworm in /etc/apt), or DEBIAN_MIRROR.  Needs root (or sudo).
@@ -27,7 +33,7 @@
 
 I=$B/integration
 suite=bookworm
-include=dbus,busybox-static,libcap2,libmount1,libcrypt1,podman,netavark
+include=dbus,busybox-static,libcap2,libmount1,libcrypt1,podman,netavark,crun,lxc
 
 debian_mirror() {
 	local f
@@ -137,6 +143,43 @@ for a in $("$bb/bin/busybox" --list); do
 done
 tar -C "$bb" --owner=0 --group=0 --numeric-owner -cf "$I/busybox.tar" .
 $SUDO install -m 0644 "$I/busybox.tar" "$R/usr/local/share/dentry-itest/busybox.tar"
+# Debian's crun as it is, with the OCI hook: podman 4.3 reads only
+# /usr/share/containers/oci/hooks.d unless containers.conf's hooks_dir
+# says otherwise (an entry in /etc/containers/oci/hooks.d is not run).
+make -s -C tools/dentrymob-oci-hook clean
+make -s -C tools/dentrymob-oci-hook LDFLAGS=-static dentrymob-oci-hook
+$SUDO make -s -C tools/dentrymob-oci-hook install DESTDIR="$R" PREFIX=/usr/local \
+	HOOKDIR=/usr/share/containers/oci/hooks.d
+make -s -C tools/dentrymob-oci-hook clean
+[ -x "$R/usr/bin/crun" ] || die "Debian's crun is missing from the root file system"
+# LXC: the busybox tree as a privileged container's rootfs, a config with
+# the limit and the start-host hook (see dentry-itest); LXC's own units
+# (lxc-net's bridge, autostart) are not enabled.
+$SUDO install -D -m 0755 tools/dentrymob-lxc-hook/dentrymob-lxc-hook \
+	"$R/usr/local/libexec/dentrymob-lxc-hook"
+L=$R/var/lib/lxc/dentry-lxc
+$SUDO mkdir -p "$L"
+$SUDO cp -a "$bb" "$L/rootfs"
+$SUDO chown -R 0:0 "$L/rootfs"
+$SUDO tee "$L/config" >/dev/null <<'CONF'
+# make check-integration: a privileged busybox container whose dentries
+# are capped (lxc.cgroup2.dentry.max) and bound by the start-host hook
+lxc.uts.name = dentry-lxc
+lxc.rootfs.path = dir:/var/lib/lxc/dentry-lxc/rootfs
+lxc.init.cmd = /bin/sleep 1000000
+lxc.net.0.type = empty
+lxc.apparmor.profile = unconfined
+lxc.autodev = 1
+lxc.mount.auto = proc:mixed sys:ro cgroup:mixed
+lxc.mount.entry = tmpfs dev/shm tmpfs rw,nosuid,nodev,create=dir 0 0
+lxc.tty.max = 0
+lxc.pty.max = 16
+lxc.console.path = none
+lxc.cgroup2.dentry.max = 300
+lxc.hook.version = 1
+lxc.hook.start-host = /usr/local/libexec/dentrymob-lxc-hook
+CONF
+$SUDO rm -f "$R"/etc/systemd/system/*.wants/lxc*
 # A fixed machine id: no first-boot logic (presets, firstboot) in the guest.
 echo 0123456789abcdef0123456789abcdef | $SUDO tee "$R/etc/machine-id" >/dev/null
 echo dentry-itest | $SUDO tee "$R/etc/hostname" >/dev/null
