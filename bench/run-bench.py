@@ -128,7 +128,7 @@ def parse(path):
         m = LINE.match(line)
         if line == 'DENTRYMOB-GUEST-DONE':
             done = True
-        mm = re.match(r'DENTRYMOB-TEST-END \S+ rc=(\d+)$', line)
+        mm = re.match(r'DENTRYMOB-TEST-END \S+ rc=(\d+)(?: secs=\d+)?$', line)
         if mm:
             rc = int(mm.group(1))
         if line.startswith('DENTRYMOB-GUEST-ERROR'):
